@@ -1,0 +1,15 @@
+module ibreservoir
+
+go 1.26
+
+require (
+	github.com/dchest/siphash v1.2.3
+	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+)
