@@ -230,3 +230,30 @@ func (s TelemetrySpec) Layout() (*Layout, error) {
 	}
 	return l, nil
 }
+
+// Set parses name into s; with Type and String it makes *Scheme a
+// github.com/spf13/pflag Value, so a command line can bind it directly.
+func (s *Scheme) Set(name string) error {
+	v, err := ParseScheme(name)
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Type names the flag's value kind in help text.
+func (s *Scheme) Type() string { return "scheme" }
+
+// Set parses name into p (a pflag Value, like Scheme).
+func (p *Placement) Set(name string) error {
+	v, err := ParsePlacement(name)
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
+// Type names the flag's value kind in help text.
+func (p *Placement) Type() string { return "placement" }
