@@ -1,0 +1,396 @@
+package refmodel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"ibreservoir/hash"
+	"ibreservoir/header"
+	"ibreservoir/rng"
+)
+
+// Packet byte offsets (IBA Vol. 1 sections 7.7 and 9.2).
+const (
+	posLRHLNH    = 1 // LRH byte 1: SL(7..4) Rsv2(3..2) LNH(1..0)
+	posLRHDLID   = 2 // LRH bytes 2-3: DLID
+	posLRHSLID   = 6 // LRH bytes 6-7: SLID
+	posBTHDestQP = 5 // BTH bytes 5-7: DestQP
+	posBTHPSN    = 9 // BTH bytes 9-11: PSN
+)
+
+// A Model is a validated Config compiled for fast access to the packet's
+// telemetry fields. It holds no mutable state: one Model may serve any number
+// of goroutines, each with its own generators.
+type Model struct {
+	cfg    Config
+	layout *header.Layout
+	bth    int // BTH offset for the configured LNH
+	f      struct {
+		hopBit, congBit, hopCount, congCount, hopRand, congRand fieldAcc
+		hopSwitch, hopPort, congSwitch, congPort                  fieldAcc
+	}
+	countMax uint64 // 2^b - 1 (switch generator) or L (sender draws)
+	spent    uint64 // sender draws: the field when only the sentinel is left, 1<<L
+}
+
+// New validates cfg and compiles it.
+func New(cfg Config) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	l, err := cfg.Telemetry.Layout()
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{cfg: cfg, layout: l, countMax: uint64(cfg.CountMax())}
+	m.bth, _ = header.BTHOffset(cfg.LNH)
+	if cfg.SenderMode() {
+		m.spent = 1 << cfg.Telemetry.SenderL
+	}
+	for _, x := range []struct {
+		acc  *fieldAcc
+		name string
+	}{
+		{&m.f.hopBit, header.FieldHopBit}, {&m.f.congBit, header.FieldCongBit},
+		{&m.f.hopCount, header.FieldHopCount}, {&m.f.congCount, header.FieldCongCount},
+		{&m.f.hopRand, header.FieldHopRand}, {&m.f.congRand, header.FieldCongRand},
+		{&m.f.hopSwitch, header.FieldHopSwitch}, {&m.f.hopPort, header.FieldHopPort},
+		{&m.f.congSwitch, header.FieldCongSwitch}, {&m.f.congPort, header.FieldCongPort},
+	} {
+		if *x.acc, err = compileField(l, cfg.LNH, x.name); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Config returns the model's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Layout returns the telemetry layout the model writes.
+func (m *Model) Layout() *header.Layout { return m.layout }
+
+// frame checks that pkt is a whole packet of the configured kind and returns
+// 4*PktLen, the offset of the VCRC.
+func (m *Model) frame(pkt []byte) (int, error) {
+	if len(pkt) < header.LRHLen {
+		return 0, fmt.Errorf("packet is %d bytes, shorter than the %d-byte LRH", len(pkt), header.LRHLen)
+	}
+	if lnh := pkt[posLRHLNH] & 3; lnh != m.cfg.LNH {
+		return 0, fmt.Errorf("LRH byte 1: LNH=%d, but the model is configured for LNH=%d packets (layout %s)", lnh, m.cfg.LNH, m.layout.Name)
+	}
+	fr, err := header.FrameOf(pkt)
+	if err != nil {
+		return 0, err
+	}
+	if min := m.bth + header.BTHLen + header.ICRCLen + m.layout.FooterBytes; fr.PktLen < min {
+		return 0, fmt.Errorf("LRH bytes 4-5: PktLen=%d words (%d bytes) cannot hold the headers, ICRC and the %d-byte telemetry footer of layout %s",
+			fr.PktLen/4, fr.PktLen, m.layout.FooterBytes, m.layout.Name)
+	}
+	return fr.PktLen, nil
+}
+
+// PacketID returns the packet id (the first argument of H) from the LRH SLID
+// and the BTH DestQP and PSN, by the configured id option.
+func (m *Model) PacketID(pkt []byte) uint32 {
+	b := pkt[m.bth:]
+	slid := binary.BigEndian.Uint16(pkt[posLRHSLID:])
+	destQP := uint32(b[posBTHDestQP])<<16 | uint32(b[posBTHDestQP+1])<<8 | uint32(b[posBTHDestQP+2])
+	psn := uint32(b[posBTHPSN])<<16 | uint32(b[posBTHPSN+1])<<8 | uint32(b[posBTHPSN+2])
+	return m.cfg.ID.ID(slid, destQP, psn)
+}
+
+func (m *Model) checkVCRC(pkt []byte, n int) error {
+	got := binary.LittleEndian.Uint16(pkt[n:])
+	if want := header.VCRC(pkt[:n]); got != want {
+		return fmt.Errorf("VCRC %#04x does not match the packet (computed %#04x): the packet was corrupted before this point", got, want)
+	}
+	return nil
+}
+
+func (m *Model) writeVCRC(pkt []byte, n int) {
+	binary.LittleEndian.PutUint16(pkt[n:], header.VCRC(pkt[:n]))
+}
+
+// Send is the sender NIC (Alg. 2 and 5): every telemetry field 0, except that
+// with the sender draws of section 5.9 each *_rand field is filled as
+// b0 b1 ... b(L-1) 1 (most significant first) with P(bi = 0) = 1/(i+1), drawn
+// from nic in the order i = 0..L-1, the hop reservoir's field first, then the
+// congested reservoir's (docs/spec.md section 4). The VCRC is recomputed; the
+// ICRC covers none of the fields. nic is nil unless the configuration uses
+// sender draws.
+func (m *Model) Send(pkt []byte, nic rng.Generator) error {
+	n, err := m.frame(pkt)
+	if err != nil {
+		return fmt.Errorf("sender NIC: %w", err)
+	}
+	if m.cfg.SenderMode() != (nic != nil) {
+		if nic == nil {
+			return fmt.Errorf("sender NIC: the sender draws of section 5.9 need the NIC's generator (Config.NewSenderGenerator)")
+		}
+		return fmt.Errorf("sender NIC: a switch-generator configuration takes no NIC generator")
+	}
+	for _, f := range m.layout.Fields {
+		if err := m.layout.Set(pkt, header.Frame{BTH: m.bth, PktLen: n}, f.Name, 0); err != nil {
+			return fmt.Errorf("sender NIC: %w", err)
+		}
+	}
+	if nic != nil {
+		L := m.cfg.Telemetry.SenderL
+		for _, acc := range []*fieldAcc{&m.f.hopRand, &m.f.congRand} {
+			if !acc.ok {
+				continue
+			}
+			var v uint64
+			for i := range L {
+				v <<= 1
+				if !nic.Draw(i + 1) {
+					v |= 1
+				}
+			}
+			acc.set(pkt, n, v<<1|1)
+		}
+	}
+	m.writeVCRC(pkt, n)
+	return nil
+}
+
+// StageResult says what one switch stage did, for coverage and traces.
+type StageResult struct {
+	ID      uint32 // the packet id
+	D       uint32 // the link's encoding (one-bit schemes)
+	HashBit uint8  // H(id, d) (one-bit schemes)
+
+	HopL         int  // l of the hop draw (count+1); with sender draws, the hop the field served (0: spent)
+	HopReplaced  bool // the hop reservoir took this link
+	HopSaturated bool // the hop count was already at its maximum (2^b-1, or L spent)
+	HopCount     int  // the hop count after the stage (implied by hop_rand with sender draws)
+
+	Congested     bool // the port's congested bit c
+	CongDrew      bool // tworeservoir, fullid: c was set, so a second draw was made
+	CongL         int
+	CongReplaced  bool // the congested reservoir took this link (onereservoir: cong_bit was written)
+	CongSaturated bool
+	CongCount     int
+	Draws         int // generator draws consumed: 1 or 2 (0 with sender draws)
+}
+
+// Stage is one switch (Alg. 3, 6, 8; docs/spec.md section 5): it rewrites the
+// telemetry fields of pkt in place for the packet leaving switch sw through
+// output port, whose congested bit is congested, drawing from the port's
+// generator g (nil with sender draws). It checks the incoming VCRC, recomputes
+// it, and changes nothing the ICRC covers. It does not allocate.
+func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.Generator) (StageResult, error) {
+	var r StageResult
+	n, err := m.frame(pkt)
+	if err != nil {
+		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+	}
+	if m.cfg.SenderMode() != (g == nil) {
+		if g == nil {
+			return r, fmt.Errorf("switch %d port %d: no generator for the port (Config.NewPortGenerator)", sw, port)
+		}
+		return r, fmt.Errorf("switch %d port %d: the configuration uses sender draws; the switch takes no generator", sw, port)
+	}
+	if err := m.checkVCRC(pkt, n); err != nil {
+		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+	}
+	if int(sw) > m.cfg.MaxSwitch || int(port) > m.cfg.MaxPort {
+		return r, fmt.Errorf("switch %d port %d: outside the configured fabric (switch IDs to %d, ports to %d)", sw, port, m.cfg.MaxSwitch, m.cfg.MaxPort)
+	}
+	r.ID = m.PacketID(pkt)
+	r.Congested = congested
+	scheme := m.cfg.Telemetry.Scheme
+	if scheme != header.FullID {
+		if r.D, err = m.cfg.Link.Encode(sw, port); err != nil {
+			return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+		}
+		r.HashBit = uint8(hashBit(m.cfg.Hash, r.ID, r.D))
+	}
+
+	// The hop reservoir: Alg. 3 lines 2-5, Alg. 6 lines 2-5, Alg. 8 lines 2-9.
+	var replace bool
+	replace, r.HopL, r.HopCount, r.HopSaturated, err = m.draw(pkt, n, &m.f.hopCount, &m.f.hopRand, g, &r.Draws)
+	if err != nil {
+		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+	}
+	r.HopReplaced = replace
+	if replace {
+		switch scheme {
+		case header.OneReservoir:
+			m.f.hopBit.set(pkt, n, uint64(r.HashBit))
+			m.f.congBit.set(pkt, n, b2u(congested))
+			r.CongReplaced = true
+		case header.TwoReservoir:
+			m.f.hopBit.set(pkt, n, uint64(r.HashBit))
+		case header.FullID:
+			if err := m.setLink(pkt, n, &m.f.hopSwitch, &m.f.hopPort, sw, port); err != nil {
+				return r, err
+			}
+		}
+	}
+	// The congested reservoir: Alg. 3 lines 6-10, Alg. 6 lines 6-10.
+	if scheme != header.OneReservoir && congested {
+		r.CongDrew = true
+		replace, r.CongL, r.CongCount, r.CongSaturated, err = m.draw(pkt, n, &m.f.congCount, &m.f.congRand, g, &r.Draws)
+		if err != nil {
+			return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+		}
+		r.CongReplaced = replace
+		if replace {
+			if scheme == header.TwoReservoir {
+				m.f.congBit.set(pkt, n, uint64(r.HashBit))
+			} else if err := m.setLink(pkt, n, &m.f.congSwitch, &m.f.congPort, sw, port); err != nil {
+				return r, err
+			}
+		}
+	} else if scheme != header.OneReservoir {
+		r.CongCount = m.count(pkt, n, &m.f.congCount, &m.f.congRand)
+	}
+	m.writeVCRC(pkt, n)
+	return r, nil
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// draw makes one reservoir's draw and advances its count: with a switch
+// generator, Draw(count+1) and a saturating increment; with sender draws, the
+// leading bit of the *_rand field, then a shift (docs/spec.md section 4).
+func (m *Model) draw(pkt []byte, n int, count, rnd *fieldAcc, g rng.Generator, draws *int) (replace bool, l, after int, saturated bool, err error) {
+	if g != nil {
+		c := count.get(pkt, n)
+		l = int(c) + 1
+		replace = g.Draw(l)
+		*draws++
+		saturated = c == m.countMax
+		if !saturated {
+			c++
+		}
+		count.set(pkt, n, c)
+		return replace, l, int(c), saturated, nil
+	}
+	v := rnd.get(pkt, n)
+	if v == 0 {
+		return false, 0, 0, false, fmt.Errorf("%s is 0: sender draws need their sentinel bit (malformed packet)", rnd.name(m))
+	}
+	if v == m.spent {
+		return false, 0, m.cfg.Telemetry.SenderL, true, nil
+	}
+	k := bits.TrailingZeros64(v) // hops already served
+	replace = v>>m.cfg.Telemetry.SenderL&1 == 0
+	rnd.set(pkt, n, v<<1&(m.spent<<1-1))
+	return replace, k + 1, k + 1, false, nil
+}
+
+func (a *fieldAcc) name(m *Model) string {
+	if a == &m.f.congRand {
+		return header.FieldCongRand
+	}
+	return header.FieldHopRand
+}
+
+// count reads a reservoir's count: the field, or the trailing zeros of *_rand.
+func (m *Model) count(pkt []byte, n int, count, rnd *fieldAcc) int {
+	if count.ok {
+		return int(count.get(pkt, n))
+	}
+	v := rnd.get(pkt, n)
+	if v == 0 {
+		return 0
+	}
+	return bits.TrailingZeros64(v)
+}
+
+func (m *Model) setLink(pkt []byte, n int, swf, pf *fieldAcc, sw uint16, port uint8) error {
+	if uint64(sw)>>swf.width != 0 || uint64(port)>>pf.width != 0 {
+		return fmt.Errorf("switch %d port %d: does not fit the full-ID fields (%d-bit switch, %d-bit port)", sw, port, swf.width, pf.width)
+	}
+	swf.set(pkt, n, uint64(sw))
+	pf.set(pkt, n, uint64(port))
+	return nil
+}
+
+// A Link is a switch output port: the (switch ID, output port) tuple of
+// Alg. 3 line 4.
+type Link struct {
+	Switch uint16
+	Port   uint8
+}
+
+func (l Link) String() string { return fmt.Sprintf("%d:%d", l.Switch, l.Port) }
+
+// Less orders links by switch, then port.
+func (l Link) Less(o Link) bool {
+	return l.Switch < o.Switch || l.Switch == o.Switch && l.Port < o.Port
+}
+
+// A Sample is what the receiver NIC reads from one packet.
+type Sample struct {
+	SLID, DLID uint16
+	ID         uint32
+	HopBit     uint8 // one-bit schemes
+	CongBit    uint8
+	HopCount   int  // the weight w: saturated count, or trailing zeros of hop_rand
+	CongCount  int  // tworeservoir, fullid
+	HopLink    Link // fullid
+	CongLink   Link // fullid
+}
+
+// Receive is the receiver NIC's read of a packet (the input of Alg. 4, 7, 9):
+// it checks the VCRC and the ICRC and returns the telemetry sample.
+func (m *Model) Receive(pkt []byte) (Sample, error) {
+	var s Sample
+	n, err := m.frame(pkt)
+	if err != nil {
+		return s, fmt.Errorf("receiver NIC: %w", err)
+	}
+	if err := m.checkVCRC(pkt, n); err != nil {
+		return s, fmt.Errorf("receiver NIC: %w", err)
+	}
+	icrcAt := n - m.layout.FooterBytes - header.ICRCLen
+	want, err := header.ICRC(pkt[:icrcAt])
+	if err != nil {
+		return s, fmt.Errorf("receiver NIC: %w", err)
+	}
+	if got := binary.LittleEndian.Uint32(pkt[icrcAt:]); got != want {
+		return s, fmt.Errorf("receiver NIC: ICRC %#08x does not match the packet (computed %#08x): an invariant field changed in flight", got, want)
+	}
+	s.SLID = binary.BigEndian.Uint16(pkt[posLRHSLID:])
+	s.DLID = binary.BigEndian.Uint16(pkt[posLRHDLID:])
+	s.ID = m.PacketID(pkt)
+	s.HopBit = uint8(m.f.hopBit.get(pkt, n))
+	s.CongBit = uint8(m.f.congBit.get(pkt, n))
+	for _, c := range []struct {
+		count, rnd *fieldAcc
+		out        *int
+	}{{&m.f.hopCount, &m.f.hopRand, &s.HopCount}, {&m.f.congCount, &m.f.congRand, &s.CongCount}} {
+		if c.rnd.ok && c.rnd.get(pkt, n) == 0 {
+			return s, fmt.Errorf("receiver NIC: %s is 0: sender draws need their sentinel bit (malformed packet)", c.rnd.name(m))
+		}
+		*c.out = m.count(pkt, n, c.count, c.rnd)
+	}
+	if m.cfg.Telemetry.Scheme == header.FullID {
+		s.HopLink = Link{uint16(m.f.hopSwitch.get(pkt, n)), uint8(m.f.hopPort.get(pkt, n))}
+		s.CongLink = Link{uint16(m.f.congSwitch.get(pkt, n)), uint8(m.f.congPort.get(pkt, n))}
+	}
+	return s, nil
+}
+
+// hashBit is H(id, d), evaluated through hash.Form where the hash has one
+// (package hash holds Form equal to Func.Bit; the stage's oracle test uses
+// Bit), which neither allocates nor runs a CRC over bytes.
+func hashBit(f hash.Func, id, d uint32) uint32 {
+	if p, ok := f.FormD(id); ok {
+		return p.Eval(d)
+	}
+	return f.Bit(id, d)
+}
+
+// Hash returns H(id, d) under the model's hash, for decoders and tests.
+func (m *Model) Hash() hash.Func { return m.cfg.Hash }
