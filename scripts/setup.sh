@@ -1,7 +1,55 @@
 #!/usr/bin/env bash
 # Installs the tools the tests need when they are missing: Go's module
-# downloads, and (from Debian's packages) the HDL tools used by package verilog.
+# downloads, and, from Debian's packages, the HDL tools of packages verilog and
+# cosim (Verilator for lint and co-simulation, Icarus Verilog as the second
+# simulator, Yosys for synthesis) and tshark (the capture package's test opens
+# the ERF pcap files with it). Safe to run again: it installs only what is
+# missing, and does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 go mod download
+
+# command -> Debian package
+declare -A pkgs=(
+  [verilator]=verilator
+  [yosys]=yosys
+  [iverilog]=iverilog
+  [vvp]=iverilog
+  [tshark]=tshark
+)
+missing=()
+for cmd in verilator yosys iverilog vvp tshark; do
+  if ! command -v "$cmd" >/dev/null 2>&1; then
+    p=${pkgs[$cmd]}
+    [[ " ${missing[*]-} " == *" $p "* ]] || missing+=("$p")
+  fi
+done
+# Verilator compiles its C++ model with a C++ compiler and make.
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
+command -v make >/dev/null 2>&1 || missing+=(make)
+
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    sudo="sudo"
+  fi
+  $sudo apt-get update
+  # tshark asks whether non-root users may capture; answer no, without a prompt.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
+  # One retry: an install can fail when another dpkg run shares the machine.
+  for try in 1 2; do
+    if DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"; then
+      break
+    fi
+    [[ $try == 2 ]] && exit 1
+    echo "setup: apt-get install failed; retrying once" >&2
+    sleep 5
+  done
+fi
+
+for cmd in verilator yosys iverilog vvp tshark; do
+  command -v "$cmd" >/dev/null 2>&1 || { echo "setup: $cmd is still missing" >&2; exit 1; }
+done
+echo "setup: $(verilator --version | head -1); $(yosys -V | head -1); $(iverilog -V 2>/dev/null | head -1)"
