@@ -28,7 +28,7 @@ type Model struct {
 	bth    int // BTH offset for the configured LNH
 	f      struct {
 		hopBit, congBit, hopCount, congCount, hopRand, congRand fieldAcc
-		hopSwitch, hopPort, congSwitch, congPort                  fieldAcc
+		hopSwitch, hopPort, congSwitch, congPort                fieldAcc
 	}
 	countMax uint64 // 2^b - 1 (switch generator) or L (sender draws)
 	spent    uint64 // sender draws: the field when only the sentinel is left, 1<<L

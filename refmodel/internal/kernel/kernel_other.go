@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package kernel
+
+const haveAVX512 = false
+
+func mismatchAVX512(ds []uint32, recs []uint64, out1, out2 []int64) {
+	panic("kernel: no AVX-512 kernel on this architecture")
+}

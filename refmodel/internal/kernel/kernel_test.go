@@ -1,0 +1,137 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func randRecs(r *rand.Rand, n int, edge bool) []uint64 {
+	var recs []uint64
+	for range n {
+		a, b, m, x := r.Uint32(), r.Uint32(), r.Uint32(), r.Uint32()&1
+		w1, w2 := int64(r.IntN(1<<16)), int64(r.IntN(1<<16))
+		if edge {
+			switch r.IntN(8) {
+			case 0:
+				a, b = 0, 0 // id 0: every product 0
+			case 1:
+				m = 1 << 31 // the multiplicative hashes
+			case 2:
+				m = 0xFFFFFFFF
+			case 3:
+				a = 0 // the linear hashes
+			case 4:
+				w1, w2 = math.MaxInt32, 0 // saturated weights
+			case 5:
+				w1, w2 = 1<<16-1, 1<<16-1 // b = 16 at saturation
+			case 6:
+				x = 1
+			}
+		}
+		rec := Rec(a, b, m, x, w1, w2)
+		recs = append(recs, rec[:]...)
+	}
+	return recs
+}
+
+// TestFastMatchesGeneric runs the AVX-512 kernel and the reference on the
+// same inputs, with link counts straddling every multiple of the 16-lane
+// block and 8-lane halves, and random prefilled outputs.
+func TestFastMatchesGeneric(t *testing.T) {
+	if !FastPath() {
+		t.Skip("no AVX-512 kernel on this CPU (or IBRESERVOIR_GENERIC=1)")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	sizes := []int{1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 47, 48, 49, 63, 64, 65, 100, 401, 1000}
+	for _, nd := range sizes {
+		for _, np := range []int{0, 1, 2, 3, 17, 64, 257} {
+			for _, edge := range []bool{false, true} {
+				ds := make([]uint32, nd)
+				for i := range ds {
+					ds[i] = r.Uint32()
+					if edge && i%5 == 0 {
+						ds[i] = []uint32{0, 1, 509, 0xFFFFFFFF, 1 << 31}[i/5%5]
+					}
+				}
+				recs := randRecs(r, np, edge)
+				// Outputs one element longer than ds, to see that the kernel stays inside.
+				base1 := make([]int64, nd+1)
+				base2 := make([]int64, nd+1)
+				for i := range base1 {
+					base1[i], base2[i] = r.Int64N(1<<40)-1<<39, r.Int64N(1<<40)-1<<39
+				}
+				g1, g2 := slices.Clone(base1), slices.Clone(base2)
+				f1, f2 := slices.Clone(base1), slices.Clone(base2)
+				mismatchGeneric(ds, recs, g1[:nd], g2[:nd])
+				mismatchAVX512(ds, recs, f1[:nd], f2[:nd])
+				if !slices.Equal(g1, f1) || !slices.Equal(g2, f2) {
+					for j := range nd + 1 {
+						if g1[j] != f1[j] || g2[j] != f2[j] {
+							t.Fatalf("%d links, %d packets, edge=%t: link %d (d=%#x): generic (%d, %d), avx512 (%d, %d)",
+								nd, np, edge, j, append(ds, 0)[j], g1[j], g2[j], f1[j], f2[j])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGenericContract checks the reference against the contract written out
+// with one record at a time.
+func TestGenericContract(t *testing.T) {
+	ds := []uint32{509, 33277, 1<<15 + 2<<9 + 509}
+	// A record for Hmult0 with id 5: A=0, B=1846571429*5, Mask=1<<31, C=0;
+	// bit 1, weights 3 and 3.
+	c := uint32(1846571429)
+	rec := Rec(0, c*5, 1<<31, 1, 3, 3)
+	out1, out2 := make([]int64, 3), make([]int64, 3)
+	MismatchGeneric(ds, rec[:], out1, out2)
+	for j, d := range ds {
+		h := c * 5 * d >> 31
+		want := int64(0)
+		if h != 1 {
+			want = -6
+		}
+		if out1[j] != want || out2[j] != want {
+			t.Errorf("d=%d: H=%d, outputs (%d, %d), want %d", d, h, out1[j], out2[j], want)
+		}
+	}
+}
+
+func TestMismatchPanicsOnShortOutput(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for an output shorter than ds")
+		}
+	}()
+	Mismatch(make([]uint32, 4), nil, make([]int64, 3), make([]int64, 4))
+}
+
+func BenchmarkMismatch(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	ds := make([]uint32, 401)
+	for i := range ds {
+		ds[i] = r.Uint32()
+	}
+	recs := randRecs(r, 256, false)
+	out1, out2 := make([]int64, len(ds)), make([]int64, len(ds))
+	for _, k := range []struct {
+		name string
+		f    func([]uint32, []uint64, []int64, []int64)
+		ok   bool
+	}{{"generic", mismatchGeneric, true}, {"avx512", mismatchAVX512, FastPath()}} {
+		b.Run(fmt.Sprintf("%s/links=401", k.name), func(b *testing.B) {
+			if !k.ok {
+				b.Skip("no fast path")
+			}
+			for b.Loop() {
+				k.f(ds, recs, out1, out2)
+			}
+			b.ReportMetric(float64(b.N)*256/b.Elapsed().Seconds(), "pkts/s")
+		})
+	}
+}
