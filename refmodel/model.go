@@ -142,14 +142,7 @@ func (m *Model) Send(pkt []byte, nic rng.Generator) error {
 			if !acc.ok {
 				continue
 			}
-			var v uint64
-			for i := range L {
-				v <<= 1
-				if !nic.Draw(i + 1) {
-					v |= 1
-				}
-			}
-			acc.set(pkt, n, v<<1|1)
+			acc.set(pkt, n, senderField(nic, L))
 		}
 	}
 	m.writeVCRC(pkt, n)

@@ -1,0 +1,179 @@
+package refmodel
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"ibreservoir/hash"
+	"ibreservoir/header"
+	"ibreservoir/refmodel/internal/kernel"
+	"ibreservoir/rng"
+)
+
+// TestWalkMatchesStage: Walk makes the draws Send, Stage and Receive make on
+// real bytes, and yields the sample the receiver reads.
+func TestWalkMatchesStage(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range testConfigs() {
+		m := mustModel(t, c)
+		for trial := range 200 {
+			psn := r.Uint32() & 0xFFFFFF
+			slid := uint16(r.Uint32())
+			pkt := testPacket(c.LNH, slid, 77, 0x10, psn, 16, footerOf(m))
+			nicA, nicB := c.NewSenderGenerator(slid), c.NewSenderGenerator(slid)
+			must(t, m.Send(pkt, nicA))
+			var hops []Hop
+			var gens []rng.Generator
+			for range 1 + r.IntN(10) {
+				sw := uint16(r.IntN(c.MaxSwitch + 1))
+				port := uint8(1 + r.IntN(c.MaxPort))
+				g, _ := c.NewPortGenerator(sw, port)
+				var gw rng.Generator
+				if g != nil {
+					gw = g.Clone()
+				}
+				hops = append(hops, Hop{Link{sw, port}, r.IntN(2) == 0, gw})
+				gens = append(gens, g)
+			}
+			for i, h := range hops {
+				if _, err := m.Stage(pkt, h.Link.Switch, h.Link.Port, h.Congested, gens[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := m.Receive(pkt)
+			must(t, err)
+			want.SLID, want.DLID = 0, 0
+			got, err := m.Walk(m.PacketID(pkt), hops, nicB)
+			must(t, err)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s trial %d: Walk differs from the byte-level model (-stage +walk):\n%s", c, trial, diff)
+			}
+			for i := range hops {
+				if gens[i] != nil && !cmp.Equal(gens[i].State(), hops[i].Gen.State()) {
+					t.Fatalf("%s trial %d hop %d: generator states differ", c, trial, i)
+				}
+			}
+		}
+	}
+}
+
+func randomSet(r *rand.Rand, n, pathLen int) CandidateSet {
+	s := CandidateSet{PathLen: pathLen}
+	seen := map[Link]bool{}
+	for len(s.Links) < n {
+		l := Link{uint16(r.IntN(1024)), uint8(1 + r.IntN(48))}
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		s.Links = append(s.Links, l)
+		s.Hops = append(s.Hops, 1+len(s.Hops)%pathLen)
+	}
+	return s
+}
+
+// TestTallyMatchesReference holds the batched decode (fast kernel where the
+// CPU has it, and the plain-Go kernel) equal to Alg. 7 and 9 written out link
+// by link, for every hash with a Form, on candidate sets straddling the
+// kernel's vector widths, ids of 0, and weights at saturation.
+func TestTallyMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, scheme := range []header.Scheme{header.OneReservoir, header.TwoReservoir} {
+		for _, k := range hash.Kinds() {
+			c := DefaultConfig()
+			c.Telemetry.Scheme = scheme
+			c.Telemetry.CountBits = 16
+			c.Telemetry.Placement = header.PlaceFooter
+			c.Hash = hash.New(k)
+			m := mustModel(t, c)
+			for _, n := range []int{1, 8, 15, 16, 17, 33, 401} {
+				set := randomSet(r, n, min(n, 5))
+				fast, err := m.NewTally(set)
+				must(t, err)
+				gen, _ := m.NewTally(set)
+				gen.UseGeneric(true)
+				ref, _ := m.NewTally(set)
+				for i := range 700 {
+					s := Sample{ID: r.Uint32(), HopBit: uint8(r.IntN(2)), CongBit: uint8(r.IntN(2)), HopCount: r.IntN(6), CongCount: r.IntN(4)}
+					switch i % 7 {
+					case 0:
+						s.ID = 0
+					case 1:
+						s.HopCount, s.CongCount = 1<<16-1, 1<<16-1
+					case 2:
+						s.HopCount = 0
+					}
+					fast.Add(s)
+					gen.Add(s)
+					ref.Packets++
+					ref.addReference(s)
+				}
+				fast.Flush()
+				gen.Flush()
+				for _, x := range []struct {
+					name string
+					t    *Tally
+				}{{"kernel " + kernel.Kernel(), fast}, {"generic kernel", gen}} {
+					if !slices.Equal(x.t.Counts, ref.Counts) || !slices.Equal(x.t.Congested, ref.Congested) {
+						t.Fatalf("%s %s %d links: %s differs from the reference\ncounts %v\nref    %v\ncong   %v\nref    %v",
+							scheme, k, n, x.name, x.t.Counts[:min(n, 8)], ref.Counts[:min(n, 8)], x.t.Congested[:min(n, 8)], ref.Congested[:min(n, 8)])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestThresholdValues(t *testing.T) {
+	if q := NormalQuantile(0.99); math.Abs(q-2.3263478740) > 1e-8 {
+		t.Errorf("Phi^-1(0.99) = %.10f", q)
+	}
+	// Section 5.3: l = 5, Q = S = 5e6.
+	if th := Threshold(5, 5_000_000, 0.99); math.Abs(th-26009.4) > 0.1 {
+		t.Errorf("threshold %.1f", th)
+	}
+	if p := FamilyP(0.99, 100); math.Abs(p-0.9999) > 1e-12 {
+		t.Errorf("FamilyP = %v", p)
+	}
+	if CongestedFraction(0, 5) != 0 || CongestedFraction(10, 5) != 0.5 || CongestedFraction(-3, 1) != 0 {
+		t.Error("congested fraction")
+	}
+}
+
+func TestFullIDCounts(t *testing.T) {
+	c := NewFullIDCounts()
+	c.Add(Sample{HopCount: 3, HopLink: Link{4, 1}, CongCount: 0, CongLink: Link{9, 9}})
+	c.Add(Sample{HopCount: 5, HopLink: Link{4, 1}, CongCount: 2, CongLink: Link{2, 7}})
+	want := map[Link]int64{{4, 1}: 8}
+	if diff := cmp.Diff(want, c.Counts); diff != "" {
+		t.Error(diff)
+	}
+	if diff := cmp.Diff(map[Link]int64{{2, 7}: 2}, c.Congested); diff != "" {
+		t.Error(diff)
+	}
+	if diff := cmp.Diff([]Link{{2, 7}, {4, 1}}, c.Links()); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestCandidateSetValidate(t *testing.T) {
+	good := CandidateSet{PathLen: 2, Links: []Link{{1, 1}, {2, 1}}, Hops: []int{1, 2}}
+	if err := good.Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []CandidateSet{
+		{PathLen: 0},
+		{PathLen: 2, Links: []Link{{1, 1}, {1, 1}}, Hops: []int{1, 2}},
+		{PathLen: 2, Links: []Link{{1, 1}, {2, 1}}, Hops: []int{1, 3}},
+		{PathLen: 3, Links: []Link{{1, 1}, {2, 1}}, Hops: []int{1, 2}},
+		{PathLen: 2, Links: []Link{{1, 1}}, Hops: []int{1, 2}},
+	} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v validated", bad)
+		}
+	}
+}
