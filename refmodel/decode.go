@@ -295,3 +295,24 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 	}
 	return es
 }
+
+// RequiredPackets is section 5.3's packet count: the least S for which a link
+// carrying S/k of S packets (k links sharing the traffic evenly, Q = S) has
+// E[W_d] = S/k at or above the threshold L*sqrt(S)*Phi^-1(p), that is
+// S >= (k*L*Phi^-1(p))^2. The tapered fat tree's 5-hop example has k = 8*24,
+// L = 5: S >= 5*10^6.
+func RequiredPackets(k, L int, p float64) int64 {
+	z := NormalQuantile(p)
+	if z <= 0 {
+		return 1
+	}
+	s := int64(math.Ceil(math.Pow(float64(k)*float64(L)*z, 2)))
+	ok := func(s int64) bool { return float64(s)/float64(k) >= Threshold(L, s, p) }
+	for s > 1 && ok(s-1) {
+		s--
+	}
+	for !ok(s) {
+		s++
+	}
+	return s
+}
