@@ -1,0 +1,145 @@
+package topo
+
+import (
+	"fmt"
+
+	"ibreservoir/refmodel"
+)
+
+var _ refmodel.Topology = (*Topology)(nil)
+
+// Candidates implements refmodel.Topology: the links a packet from the node
+// with LID src to the node with LID dst might have crossed on a minimal path
+// (thesis section 5.2's "foreach d in D where packet might have passed through
+// d"), each with its hop position, and the path length.
+//
+// With u levels climbed the set is: at hop i (1..u) every up port of every
+// switch the packet can reach at level i-1; at hop u+1 .. 2u every down port
+// toward the destination's leaf of every switch on a minimal path; at hop 2u+1
+// the destination's leaf port. The sender's injection link is not a switch
+// output and is not a hop. The set depends only on the source's leaf and the
+// destination node, and is cached on that key.
+func (t *Topology) Candidates(src, dst uint16) (refmodel.CandidateSet, error) {
+	sn, err := t.Node(src)
+	if err != nil {
+		return refmodel.CandidateSet{}, fmt.Errorf("candidate set: source: %w", err)
+	}
+	dn, err := t.Node(dst)
+	if err != nil {
+		return refmodel.CandidateSet{}, fmt.Errorf("candidate set: destination: %w", err)
+	}
+	if sn == dn {
+		return refmodel.CandidateSet{}, fmt.Errorf("candidate set: source and destination are both LID %d: a packet to itself crosses no switch", src)
+	}
+	return t.CandidatesFromLeaf(t.NodeLeaf[sn], dn), nil
+}
+
+// CandidatesFromLeaf is Candidates for packets entering at leaf index li.
+func (t *Topology) CandidatesFromLeaf(li, dst int) refmodel.CandidateSet {
+	key := uint64(li)<<32 | uint64(dst)
+	t.mu.Lock()
+	if cs, ok := t.cache[key]; ok {
+		t.mu.Unlock()
+		return cs
+	}
+	t.mu.Unlock()
+	cs := t.candidates(li, dst)
+	t.mu.Lock()
+	if t.cache == nil {
+		t.cache = map[uint64]refmodel.CandidateSet{}
+	}
+	t.cache[key] = cs
+	t.mu.Unlock()
+	return cs
+}
+
+func (t *Topology) candidates(li, dst int) refmodel.CandidateSet {
+	var cs refmodel.CandidateSet
+	add := func(s uint16, p uint8, hop int) {
+		cs.Links = append(cs.Links, Link{Switch: s, Port: p})
+		cs.Hops = append(cs.Hops, hop)
+	}
+	// Up phase: the switches reachable at each level until one covers dst.
+	layer := []uint16{t.Leaves[li]}
+	u := 0
+	for !t.Covers(layer[0], dst) {
+		seen := map[uint16]bool{}
+		var next []uint16
+		for _, s := range layer {
+			for _, p := range t.Switches[s].up {
+				add(s, p, u+1)
+				peer := uint16(t.Switches[s].Ports[p-1].Peer)
+				if !seen[peer] {
+					seen[peer] = true
+					next = append(next, peer)
+				}
+			}
+		}
+		sortIDs(next)
+		layer = next
+		u++
+	}
+	cs.PathLen = 2*u + 1
+	// Down phase: from every covering switch at the top, toward dst's leaf.
+	dl := t.NodeLeaf[dst]
+	for hop := u + 1; hop <= 2*u; hop++ {
+		seen := map[uint16]bool{}
+		var next []uint16
+		for _, s := range layer {
+			for _, p := range t.Switches[s].down[dl] {
+				add(s, p, hop)
+				peer := uint16(t.Switches[s].Ports[p-1].Peer)
+				if !seen[peer] {
+					seen[peer] = true
+					next = append(next, peer)
+				}
+			}
+		}
+		sortIDs(next)
+		layer = next
+	}
+	add(t.Leaves[dl], t.NodePort[dst], 2*u+1)
+	return cs
+}
+
+func sortIDs(s []uint16) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// PathCount returns the number of distinct minimal paths (sequences of output
+// ports) from a packet entering at leaf index li to node dst.
+func (t *Topology) PathCount(li, dst int) int64 {
+	dl := t.NodeLeaf[dst]
+	memo := map[uint16]int64{}
+	var down func(s uint16) int64
+	down = func(s uint16) int64 {
+		if t.Switches[s].Level == 0 {
+			return 1 // the leaf's port to dst
+		}
+		if v, ok := memo[s]; ok {
+			return v
+		}
+		var n int64
+		for _, p := range t.Switches[s].down[dl] {
+			n += down(uint16(t.Switches[s].Ports[p-1].Peer))
+		}
+		memo[s] = n
+		return n
+	}
+	var up func(s uint16) int64
+	up = func(s uint16) int64 {
+		if t.Covers(s, dst) {
+			return down(s)
+		}
+		var n int64
+		for _, p := range t.Switches[s].up {
+			n += up(uint16(t.Switches[s].Ports[p-1].Peer))
+		}
+		return n
+	}
+	return up(t.Leaves[li])
+}
