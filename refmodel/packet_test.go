@@ -34,10 +34,10 @@ func testPacket(lnh uint8, slid, dlid uint16, destQP, psn uint32, payload, foote
 	binary.BigEndian.PutUint16(pkt[6:], slid)
 	if lnh == header.LNHGlobal {
 		g := pkt[header.LRHLen:]
-		g[0] = 0x60 // IPVer 6
+		g[0] = 0x60                                                                                // IPVer 6
 		binary.BigEndian.PutUint16(g[4:], uint16(header.BTHLen+payload+pad+header.ICRCLen+footer)) // PayLen: as header.Build counts it, footer included
-		g[6] = 0x1B // NxtHdr: IBA transport
-		g[7] = 0x40 // HopLmt
+		g[6] = 0x1B                                                                                // NxtHdr: IBA transport
+		g[7] = 0x40                                                                                // HopLmt
 		for i := 8; i < 40; i++ {
 			g[i] = byte(i * 7)
 		}
