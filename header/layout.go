@@ -147,20 +147,15 @@ type Layout struct {
 	Packets     PacketKind
 	FooterBytes int // size of the telemetry footer; a multiple of 4, 0 for none
 	Fields      []Field
-
-	index map[string]int
 }
 
-// Field returns the named field, or nil.
+// Field returns the named field, or nil. It searches the few fields of a
+// layout in order, so a Layout is safe for concurrent readers.
 func (l *Layout) Field(name string) *Field {
-	if l.index == nil {
-		l.index = make(map[string]int, len(l.Fields))
-		for i := range l.Fields {
-			l.index[l.Fields[i].Name] = i
+	for i := range l.Fields {
+		if l.Fields[i].Name == name {
+			return &l.Fields[i]
 		}
-	}
-	if i, ok := l.index[name]; ok {
-		return &l.Fields[i]
 	}
 	return nil
 }
@@ -188,8 +183,15 @@ func (l *Layout) Validate(lnh uint8) error {
 		return fmt.Errorf("layout %s: footer of %d bytes; PktLen counts 4-byte words, so it must be a multiple of 4", l.Name, l.FooterBytes)
 	}
 	used := make(map[[2]int]string)
+	names := make(map[string]bool)
 	var errs []error
 	for _, f := range l.Fields {
+		if f.Name == "" {
+			errs = append(errs, fmt.Errorf("layout %s: a field has no name", l.Name))
+		} else if names[f.Name] {
+			errs = append(errs, fmt.Errorf("layout %s: two fields are named %s", l.Name, f.Name))
+		}
+		names[f.Name] = true
 		if w := f.Width(); w < 1 || w > 64 {
 			errs = append(errs, fmt.Errorf("layout %s: field %s is %d bits wide (want 1..64)", l.Name, f.Name, w))
 		}
@@ -229,7 +231,7 @@ func lnhName(lnh uint8) string {
 
 // bitLoc returns the byte offset within pkt and the bit number of region bit b.
 // pktLen is the packet's length in bytes up to the VCRC (4*PktLen).
-func (l *Layout) bitLoc(r Region, b int, bth, pktLen int) (int, uint) {
+func bitLoc(r Region, b int, bth, pktLen int) (int, uint) {
 	ri := &regions[r]
 	switch ri.hdr {
 	case "LRH":
@@ -266,20 +268,73 @@ func FrameOf(pkt []byte) (Frame, error) {
 	return Frame{BTH: bth, PktLen: n}, nil
 }
 
-// Get reads field name from pkt, located by fr.
+// Locate reads the frame of pkt (FrameOf) and checks that the layout fits it:
+// the packet kind is one the layout serves and PktLen leaves room for the
+// headers, the ICRC and the footer.
+func (l *Layout) Locate(pkt []byte) (Frame, error) {
+	fr, err := FrameOf(pkt)
+	if err != nil {
+		return fr, err
+	}
+	if l.Packets == GlobalPacket && pkt[1]&3 != LNHGlobal {
+		return fr, fmt.Errorf("layout %s: usable in global (LNH=3) packets only, and this packet is local", l.Name)
+	}
+	if err := l.fits(fr); err != nil {
+		return fr, err
+	}
+	return fr, nil
+}
+
+func (l *Layout) fits(fr Frame) error {
+	if fr.PktLen-l.FooterBytes < fr.BTH+BTHLen+ICRCLen {
+		return fmt.Errorf("layout %s: PktLen=%d words (%d bytes) leaves no room for the headers, ICRC and %d-byte footer",
+			l.Name, fr.PktLen/4, fr.PktLen, l.FooterBytes)
+	}
+	return nil
+}
+
+// Get reads field name from pkt, located by fr (from Locate or FrameOf).
 func (l *Layout) Get(pkt []byte, fr Frame, name string) (uint64, error) {
 	f := l.Field(name)
 	if f == nil {
 		return 0, fmt.Errorf("layout %s has no field %s", l.Name, name)
 	}
+	if err := l.fits(fr); err != nil {
+		return 0, err
+	}
 	var v uint64
+	var buf [9]chunk
 	for _, s := range f.Segments {
-		for b := s.Hi; b >= s.Lo; b-- {
-			i, bit := l.bitLoc(s.Region, b, fr.BTH, fr.PktLen)
-			v = v<<1 | uint64(pkt[i]>>bit&1)
+		for _, c := range segmentChunks(s, buf[:0]) {
+			v = c.get(pkt, fr, v)
 		}
 	}
 	return v, nil
+}
+
+// getBits and setBits are the bit-at-a-time definitions of Get and Set,
+// straight from the region numbering (bitLoc); the tests hold the chunked
+// forms to them.
+func (f *Field) getBits(pkt []byte, fr Frame) uint64 {
+	var v uint64
+	for _, s := range f.Segments {
+		for b := s.Hi; b >= s.Lo; b-- {
+			i, bit := bitLoc(s.Region, b, fr.BTH, fr.PktLen)
+			v = v<<1 | uint64(pkt[i]>>bit&1)
+		}
+	}
+	return v
+}
+
+func (f *Field) setBits(pkt []byte, fr Frame, v uint64) {
+	w := f.Width()
+	for _, s := range f.Segments {
+		for b := s.Hi; b >= s.Lo; b-- {
+			w--
+			i, bit := bitLoc(s.Region, b, fr.BTH, fr.PktLen)
+			pkt[i] = pkt[i]&^(1<<bit) | byte(v>>w&1)<<bit
+		}
+	}
 }
 
 // Set writes v into field name of pkt. It refuses a value too wide for the field.
@@ -292,12 +347,126 @@ func (l *Layout) Set(pkt []byte, fr Frame, name string, v uint64) error {
 	if w < 64 && v>>w != 0 {
 		return fmt.Errorf("layout %s: value %#x does not fit the %d-bit field %s", l.Name, v, w, name)
 	}
+	if err := l.fits(fr); err != nil {
+		return err
+	}
+	var buf [9]chunk
 	for _, s := range f.Segments {
-		for b := s.Hi; b >= s.Lo; b-- {
-			w--
-			i, bit := l.bitLoc(s.Region, b, fr.BTH, fr.PktLen)
-			pkt[i] = pkt[i]&^(1<<bit) | byte(v>>w&1)<<bit
+		for _, c := range segmentChunks(s, buf[:0]) {
+			w -= int(c.width)
+			c.set(pkt, fr, v>>uint(w))
 		}
+	}
+	return nil
+}
+
+// A chunk is a run of a field's bits inside one packet byte. Its byte is at
+// off from LRH byte 0, from the BTH, or back from 4*PktLen (the footer ends
+// there), as anchor says.
+type chunk struct {
+	anchor uint8
+	off    int32
+	shift  uint8 // bit number of the run's least significant bit
+	width  uint8 // bits in the run, 1..8
+}
+
+const (
+	anchorLRH = iota
+	anchorBTH
+	anchorEnd
+)
+
+func (c chunk) index(fr Frame) int {
+	switch c.anchor {
+	case anchorBTH:
+		return fr.BTH + int(c.off)
+	case anchorEnd:
+		return fr.PktLen - int(c.off)
+	}
+	return int(c.off)
+}
+
+// get shifts the run's bits in below v.
+func (c chunk) get(pkt []byte, fr Frame, v uint64) uint64 {
+	return v<<c.width | uint64(pkt[c.index(fr)]>>c.shift)&(1<<c.width-1)
+}
+
+// set writes the low width bits of v into the run.
+func (c chunk) set(pkt []byte, fr Frame, v uint64) {
+	m := byte(1<<c.width-1) << c.shift
+	i := c.index(fr)
+	pkt[i] = pkt[i]&^m | byte(v)<<c.shift&m
+}
+
+// segmentChunks appends the runs of segment s, most significant first, to
+// buf. Reserved-bit regions lie within one byte; a footer segment is split at
+// byte boundaries of the big-endian footer.
+func segmentChunks(s Segment, buf []chunk) []chunk {
+	ri := &regions[s.Region]
+	switch ri.hdr {
+	case "LRH", "BTH":
+		a := uint8(anchorLRH)
+		if ri.hdr == "BTH" {
+			a = anchorBTH
+		}
+		return append(buf, chunk{a, int32(ri.byteOff), uint8(ri.lsb + s.Lo), uint8(s.Hi - s.Lo + 1)})
+	}
+	for b := s.Hi; b >= s.Lo; {
+		lo := max(s.Lo, b&^7)
+		// Region bit b is in footer byte F-1-b/8, i.e. 1+b/8 bytes before 4*PktLen.
+		buf = append(buf, chunk{anchorEnd, int32(1 + b/8), uint8(lo % 8), uint8(b - lo + 1)})
+		b = lo - 1
+	}
+	return buf
+}
+
+// A FieldRef is a field of a layout compiled for speed: Get and Set touch the
+// packet bytes directly, with no name lookup and no allocation. The reference
+// model's switch stage runs them on every hop.
+type FieldRef struct {
+	Name   string
+	Width  int
+	chunks []chunk
+}
+
+// Ref compiles field name.
+func (l *Layout) Ref(name string) (*FieldRef, error) {
+	f := l.Field(name)
+	if f == nil {
+		return nil, fmt.Errorf("layout %s has no field %s", l.Name, name)
+	}
+	r := &FieldRef{Name: name, Width: f.Width()}
+	if r.Width < 1 || r.Width > 64 {
+		return nil, fmt.Errorf("layout %s: field %s is %d bits wide (want 1..64)", l.Name, name, r.Width)
+	}
+	for _, s := range f.Segments {
+		if s.Region >= numRegions {
+			return nil, fmt.Errorf("layout %s: field %s: no region %d", l.Name, name, s.Region)
+		}
+		r.chunks = segmentChunks(s, r.chunks)
+	}
+	return r, nil
+}
+
+// Get reads the field from pkt. fr must come from the layout's Locate (or
+// FrameOf, for a packet known to fit the layout).
+func (r *FieldRef) Get(pkt []byte, fr Frame) uint64 {
+	var v uint64
+	for _, c := range r.chunks {
+		v = c.get(pkt, fr, v)
+	}
+	return v
+}
+
+// Set writes v into the field of pkt, refusing a value too wide for it.
+func (r *FieldRef) Set(pkt []byte, fr Frame, v uint64) error {
+	if r.Width < 64 && v>>r.Width != 0 {
+		return fmt.Errorf("value %#x does not fit the %d-bit field %s", v, r.Width, r.Name)
+	}
+	w := r.Width
+	for _, c := range r.chunks {
+		w -= int(c.width)
+		c.set(pkt, fr, v>>uint(w))
 	}
 	return nil
 }
@@ -322,10 +491,10 @@ func (l *Layout) BitMap(lnh uint8) []BitMapRow {
 		for _, s := range f.Segments {
 			// Split the segment at byte boundaries.
 			for b := s.Hi; b >= s.Lo; {
-				byteOff, hi := l.bitLoc(s.Region, b, 0, l.FooterBytes)
+				byteOff, hi := bitLoc(s.Region, b, 0, l.FooterBytes)
 				lo, e := hi, b
 				for e-1 >= s.Lo {
-					o, bit := l.bitLoc(s.Region, e-1, 0, l.FooterBytes)
+					o, bit := bitLoc(s.Region, e-1, 0, l.FooterBytes)
 					if o != byteOff {
 						break
 					}
