@@ -79,7 +79,7 @@ func ERFTimestamp(t time.Time) uint64 {
 type Packet struct {
 	Record   int       // record number, from 1
 	Offset   int64     // byte offset in the file of the record (pcap record header, pcapng block)
-	Time     time.Time // capture time, UTC
+	Time     time.Time // capture time, UTC (for ERF, the ERF header's timestamp)
 	LinkType uint32    // LinkTypeERF or LinkTypeInfiniBand
 	// Data is the packet from LRH byte 0, as far as it was captured: for ERF,
 	// the record's payload cut to the wire length (dropping the record's

@@ -115,7 +115,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 		return rd, nil
 	}
-	return rd, rd.pcapHeader()
+	if err := rd.pcapHeader(); err != nil {
+		return nil, err
+	}
+	return rd, nil
 }
 
 // LinkType is the link type of a pcap file, or of the first interface of the
@@ -256,6 +259,7 @@ func (r *Reader) packet(lt uint32, t time.Time, data []byte, recOff, dataOff int
 			return nil, &FormatError{Record: r.record, Offset: dataOff + int64(off), Msg: err.Error(), Skippable: true}
 		}
 		p.ERF, p.Data, p.DataOffset, p.WireLen = e, payload, dataOff+int64(off), int(e.WLen)
+		p.Time = ERFTime(e.Timestamp) // finer than the pcap record's copy
 		return p, nil
 	}
 	return nil, &FormatError{Record: r.record, Offset: recOff, Msg: fmt.Sprintf("link type %s is neither ERF (197) nor InfiniBand (247)", linkTypeName(lt)), Skippable: true}

@@ -30,7 +30,7 @@ const maxERFPacket = 0xFFFF - ERFHeaderLen - 7
 // microseconds in the pcap record and to 2^-32 s in the ERF header.
 func NewWriter(w io.Writer) (*Writer, error) {
 	pw := pcapgo.NewWriter(w)
-	if err := pw.WriteFileHeader(MaxRecordLen, layers.LinkType(LinkTypeERF)); err != nil {
+	if err := pw.WriteFileHeader(0xFFFF, layers.LinkType(LinkTypeERF)); err != nil {
 		return nil, fmt.Errorf("pcap file header: %w", err)
 	}
 	return &Writer{w: pw}, nil
@@ -47,12 +47,20 @@ func (w *Writer) SetInterface(i int) error {
 
 // WritePacket appends pkt (LRH byte 0 through the VCRC) captured at t.
 func (w *Writer) WritePacket(t time.Time, pkt []byte) error {
+	return w.WriteERF(ERFTimestamp(t), pkt)
+}
+
+// WriteERF appends pkt with the ERF timestamp ts (32.32 fixed point seconds,
+// finer than a time.Time holds), so that a record read from a capture can be
+// written back bit for bit.
+func (w *Writer) WriteERF(ts uint64, pkt []byte) error {
 	w.n++
+	t := ERFTime(ts)
 	if len(pkt) > maxERFPacket {
 		return fmt.Errorf("packet %d: %d bytes, more than an ERF record carries (%d)", w.n, len(pkt), maxERFPacket)
 	}
 	rec := make([]byte, ERFHeaderLen+len(pkt))
-	binary.LittleEndian.PutUint64(rec, ERFTimestamp(t))
+	binary.LittleEndian.PutUint64(rec, ts)
 	rec[8] = ERFTypeInfiniBand
 	rec[9] = ERFFlagVarLen | w.iface
 	binary.BigEndian.PutUint16(rec[10:], uint16((len(rec)+7)&^7))
@@ -77,11 +85,19 @@ func WriteFile(path string, fill func(*Writer) error) error {
 	})
 }
 
-// WritePackets writes pkts (their Time and Data) to path as WriteFile does.
+// WritePackets writes pkts (their Data and Time, or for those read from ERF
+// their ERF timestamp and interface) to path as WriteFile does.
 func WritePackets(path string, pkts []*Packet) error {
 	return WriteFile(path, func(w *Writer) error {
 		for _, p := range pkts {
-			if err := w.WritePacket(p.Time, p.Data); err != nil {
+			iface, ts := 0, ERFTimestamp(p.Time)
+			if p.ERF != nil {
+				iface, ts = int(p.ERF.Flags&ERFFlagIface), p.ERF.Timestamp
+			}
+			if err := w.SetInterface(iface); err != nil {
+				return err
+			}
+			if err := w.WriteERF(ts, p.Data); err != nil {
 				return err
 			}
 		}
