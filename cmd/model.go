@@ -34,23 +34,22 @@ type modelConfigOptions struct {
 
 func newModelConfigCmd() *cobra.Command {
 	o := &modelConfigOptions{Config: refmodel.DefaultConfig()}
-	var resolve func() error
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Validate a model configuration and print it as the manifests record it (JSON)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := resolve(); err != nil {
-				return err
-			}
 			return runModelConfig(cmd.OutOrStdout(), o)
 		},
 	}
-	resolve = bindModelFlags(c.Flags(), &o.Config)
+	bindModelFlags(c.Flags(), &o.Config)
 	return c
 }
 
 func runModelConfig(w io.Writer, o *modelConfigOptions) error {
+	if err := validateModelConfig(o.Config); err != nil {
+		return err
+	}
 	m, err := refmodel.New(o.Config)
 	if err != nil {
 		return err

@@ -50,12 +50,12 @@ func TestModelMomentsOutput(t *testing.T) {
 func TestBindModelFlags(t *testing.T) {
 	c := refmodel.DefaultConfig()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	resolve := bindModelFlags(fs, &c)
+	bindModelFlags(fs, &c)
 	if err := fs.Parse([]string{"--scheme", "tworeservoir", "--placement", "reserved-global", "--global",
 		"--hash", "crc32", "--id", "psn-odd", "--link", "wide", "--max-port", "200", "--seed", "9"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := resolve(); err != nil {
+	if err := validateModelConfig(c); err != nil {
 		t.Fatal(err)
 	}
 	if c.Telemetry.Scheme != header.TwoReservoir || c.LNH != header.LNHGlobal || c.Hash.Kind != hash.CRC32 ||
@@ -64,9 +64,12 @@ func TestBindModelFlags(t *testing.T) {
 	}
 	c = refmodel.DefaultConfig()
 	fs = pflag.NewFlagSet("t", pflag.ContinueOnError)
-	resolve = bindModelFlags(fs, &c)
+	bindModelFlags(fs, &c)
 	_ = fs.Parse([]string{"--max-port", "100"})
-	if err := resolve(); err == nil || !strings.Contains(err.Error(), "link encoding wide") {
+	if err := validateModelConfig(c); err == nil || !strings.Contains(err.Error(), "link encoding wide") {
 		t.Errorf("port 100 with the thesis encoding: %v", err)
+	}
+	if err := fs.Parse([]string{"--hash", "md5"}); err == nil || !strings.Contains(err.Error(), "unknown hash") {
+		t.Errorf("--hash md5: %v", err)
 	}
 }
