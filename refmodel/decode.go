@@ -75,6 +75,7 @@ type Tally struct {
 
 	scheme  header.Scheme
 	hash    hash.Func
+	hasForm bool // the hash has a hash.Form (all but SipHash)
 	generic bool
 	recs    []uint64
 	sum1    int64 // batch weights not yet added to every link
@@ -101,7 +102,7 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 	n := len(ds)
 	return &Tally{
 		Set: set, D: ds, Counts: make([]int64, n), Congested: make([]int64, n),
-		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash,
+		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash, hasForm: hasForm(m.cfg.Hash),
 		recs: make([]uint64, 0, batchSize*kernel.RecWords),
 	}, nil
 }
@@ -121,7 +122,7 @@ func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 // SipHash has no hash.Form and takes the reference path, link by link.
 func (t *Tally) Add(s Sample) {
 	t.Packets++
-	if _, ok := t.hash.FormD(0); !ok {
+	if !t.hasForm {
 		t.addReference(s)
 		return
 	}
@@ -315,4 +316,39 @@ func RequiredPackets(k, L int, p float64) int64 {
 		s++
 	}
 	return s
+}
+
+func hasForm(f hash.Func) bool { _, ok := f.FormD(0); return ok }
+
+// MergeEstimates combines tallies whose candidate sets share links (several
+// sources sending to one receiver, or receivers pooling their counts): per
+// link, W_d, the congested counts and Q add up, and the threshold of section
+// 5.3 is applied to the sums with longest path L and confidence p. The result
+// is sorted by link; Hop is the link's position in the first tally that has it.
+func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
+	byLink := map[Link]*LinkEstimate{}
+	for _, t := range tallies {
+		t.Flush()
+		for j, l := range t.Set.Links {
+			e := byLink[l]
+			if e == nil {
+				e = &LinkEstimate{Link: l, Hop: t.Set.Hops[j]}
+				byLink[l] = e
+			}
+			e.W += t.Counts[j]
+			e.C += t.Congested[j]
+			e.Q += t.Packets
+		}
+	}
+	es := make([]LinkEstimate, 0, len(byLink))
+	for _, e := range byLink {
+		e.Threshold = Threshold(L, e.Q, p)
+		e.Passed = float64(e.W) >= e.Threshold
+		if e.Passed {
+			e.Fraction = CongestedFraction(e.W, e.C)
+		}
+		es = append(es, *e)
+	}
+	slices.SortFunc(es, func(a, b LinkEstimate) int { return cmpLink(a.Link, b.Link) })
+	return es
 }

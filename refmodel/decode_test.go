@@ -177,3 +177,27 @@ func TestCandidateSetValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeEstimates(t *testing.T) {
+	m := mustModel(t, DefaultConfig())
+	a, err := m.NewTally(CandidateSet{PathLen: 2, Links: []Link{{1, 1}, {2, 1}}, Hops: []int{1, 2}})
+	must(t, err)
+	b, err := m.NewTally(CandidateSet{PathLen: 2, Links: []Link{{3, 1}, {2, 1}}, Hops: []int{1, 2}})
+	must(t, err)
+	for i := range 50 {
+		a.Add(Sample{ID: uint32(i), HopBit: 1, HopCount: 2})
+		b.Add(Sample{ID: uint32(i + 1000), HopBit: 0, HopCount: 2, CongBit: 1})
+	}
+	es := MergeEstimates([]*Tally{a, b}, 2, 0.99)
+	if len(es) != 3 || es[1].Link != (Link{2, 1}) {
+		t.Fatalf("merged links %+v", es)
+	}
+	a.Flush()
+	b.Flush()
+	if es[1].W != a.Counts[1]+b.Counts[1] || es[1].C != a.Congested[1]+b.Congested[1] || es[1].Q != 100 {
+		t.Errorf("shared link: %+v", es[1])
+	}
+	if es[0].Q != 50 || es[2].Q != 50 {
+		t.Errorf("Q of unshared links: %d, %d", es[0].Q, es[2].Q)
+	}
+}
