@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"ibreservoir/hash"
+)
+
+func TestHashSweepFacts(t *testing.T) {
+	if hash.SweepKernel() == "generic" {
+		t.Skip("exhaustive sweeps need the vector kernels (none here, or IBRESERVOIR_GENERIC=1)")
+	}
+	var out, errw bytes.Buffer
+	if err := runHashSweep(&out, &errw, &hashSweepOptions{Hash: "mult0", Over: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"id=2,6         d       H(2,d) = H(6,d)    2863311532  715827883/1073741824  0.666666666977",
+		"d=2,6          id      H(id,2) = H(id,6)  2863311532",
+		"id=2147483648  d       H = 1              2147483648  1/2",
+		"id=0           d       H = 1              0           0",
+		"Theorem 5.1 holds at every non-zero value checked",
+		"Theorem 5.2 is false: ids 2 and 6 agree on 2863311532 of 2^32 d",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if errw.Len() != 0 {
+		t.Errorf("unexpected stderr without --time: %q", errw.String())
+	}
+}
+
+func TestHashSweepChosen(t *testing.T) {
+	if hash.SweepKernel() == "generic" {
+		t.Skip("exhaustive sweeps need the vector kernels (none here, or IBRESERVOIR_GENERIC=1)")
+	}
+	var out, errw bytes.Buffer
+	o := &hashSweepOptions{Hash: "parity", Over: "id", Ones: []string{"3", "0x2"}, Agree: []string{"2:6"}, Time: true}
+	if err := runHashSweep(&out, &errw, o); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"d=3    id      H = 1              2147483648  1/2",
+		"d=2    id      H = 1              0           0",
+		"H(id,2) = H(id,6)  4294967296  1",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if !strings.Contains(errw.String(), "parity d=3:") {
+		t.Errorf("--time printed %q", errw.String())
+	}
+}
+
+func TestHashSweepArgErrors(t *testing.T) {
+	for _, c := range []struct {
+		o   hashSweepOptions
+		msg string
+	}{
+		{hashSweepOptions{Hash: "md5", Over: "d"}, "--hash"},
+		{hashSweepOptions{Hash: "mult0", Over: "x"}, "--over"},
+		{hashSweepOptions{Hash: "mult0", Over: "d", Ones: []string{"2^32"}}, "not a 32-bit value"},
+		{hashSweepOptions{Hash: "mult0", Over: "d", Ones: []string{"-1"}}, "not a 32-bit value"},
+		{hashSweepOptions{Hash: "mult0", Over: "d", Agree: []string{"2"}}, "not a pair"},
+		{hashSweepOptions{Hash: "mult0", Over: "d", Agree: []string{"2:x"}}, "\"x\" is not"},
+	} {
+		var out, errw bytes.Buffer
+		err := runHashSweep(&out, &errw, &c.o)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%+v: error %v, want one mentioning %q", c.o, err, c.msg)
+		}
+	}
+}
+
+func TestParseUint32(t *testing.T) {
+	for s, want := range map[string]uint32{"0": 0, "509": 509, "0x1F": 31, "2^31": 1 << 31, "2^32-1": 1<<32 - 1, "2^0": 1, "4294967295": 1<<32 - 1} {
+		if got, err := parseUint32(s); err != nil || got != want {
+			t.Errorf("parseUint32(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "2^32", "2^33-1", "4294967296", "1.5", "2^-1"} {
+		if _, err := parseUint32(s); err == nil {
+			t.Errorf("parseUint32(%q) accepted", s)
+		}
+	}
+}
