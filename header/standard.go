@@ -219,7 +219,7 @@ func (s TelemetrySpec) Layout() (*Layout, error) {
 		}
 	case PlaceFooter:
 		l.FooterBytes = (total + 31) / 32 * 4
-		l.Description = fmt.Sprintf("%d bits in a %d-byte telemetry footer between the ICRC and the VCRC", total, l.FooterBytes)
+		l.Description = fmt.Sprintf("%d bits in a telemetry footer of %d bytes between the ICRC and the VCRC", total, l.FooterBytes)
 		hi := 8*l.FooterBytes - 1
 		for _, f := range fs {
 			mk(f, Segment{Footer, hi, hi - f.width + 1})

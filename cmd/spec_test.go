@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"ibreservoir/header"
+)
+
+func newFlagSet() *pflag.FlagSet { return pflag.NewFlagSet("test", pflag.ContinueOnError) }
+
+// update rewrites the golden files of this package's tests in testdata/.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it if intended):\n%s", path, got)
+	}
+}
+
+func TestSpecGolden(t *testing.T) {
+	spec := func(f func(*header.TelemetrySpec)) header.TelemetrySpec {
+		s := defaultTelemetrySpec()
+		f(&s)
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		o    specOptions
+	}{
+		{"spec-default.golden", specOptions{Spec: defaultTelemetrySpec(), Format: "text"}},
+		{"spec-onereservoir-c4-global.golden", specOptions{Spec: spec(func(s *header.TelemetrySpec) { s.CountBits = 4 }), Global: true, Format: "text"}},
+		{"spec-tworeservoir-reserved-global.md.golden", specOptions{Spec: spec(func(s *header.TelemetrySpec) {
+			s.Scheme, s.Placement = header.TwoReservoir, header.PlaceReservedGlobal
+		}), Global: true, Format: "markdown"}},
+		{"spec-fullid-40bit.md.golden", specOptions{Spec: spec(func(s *header.TelemetrySpec) {
+			s.Scheme, s.SwitchBits, s.PortBits, s.CountBits = header.FullID, 10, 6, 4
+		}), Format: "markdown"}},
+		{"spec-sender7-footer.golden", specOptions{Spec: spec(func(s *header.TelemetrySpec) { s.SenderL = 7 }), Format: "text"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a, b bytes.Buffer
+			if err := runSpec(&a, c.o); err != nil {
+				t.Fatal(err)
+			}
+			if err := runSpec(&b, c.o); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatal("two runs differ")
+			}
+			golden(t, c.name, a.Bytes())
+		})
+	}
+}
+
+// TestSpecErrors: invalid layouts and flags give the reason and what to do.
+func TestSpecErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--scheme", "tworeservoir", "--placement", "reserved-global"}, []string{"global (LNH=3) packets only", "add --global"}},
+		{[]string{"--scheme", "tworeservoir", "--placement", "resv6"}, []string{"needs 8 bits; BTH Resv6 has 6", "--placement=footer"}},
+		{[]string{"--scheme", "fullid", "--placement", "reserved-global", "--global"}, []string{"do not fit BTH Resv6"}},
+		{[]string{"--count-bits", "0"}, []string{"count width 0 bits"}},
+		{[]string{"--scheme", "bogus"}, []string{`unknown scheme "bogus"`, "onereservoir"}},
+		{[]string{"--placement", "lrh"}, []string{`unknown placement "lrh"`}},
+		{[]string{"--format", "html"}, []string{`unknown --format "html"`, "text or markdown"}},
+		{[]string{"extra"}, []string{"unknown command"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			rootCmd.SetOut(&out)
+			rootCmd.SetErr(&out)
+			rootCmd.SetArgs(append([]string{"spec"}, c.args...))
+			err := rootCmd.Execute()
+			resetFlags(t, "spec")
+			if err == nil {
+				t.Fatalf("no error; output:\n%s", out.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// resetFlags puts the flags of the named subcommand back to their defaults,
+// since cobra keeps values between Execute calls in one process.
+func resetFlags(t *testing.T, path ...string) {
+	t.Helper()
+	c, _, err := rootCmd.Find(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{flagScheme, flagCountBits, flagSenderL, flagSwitchBits, flagPortBits, flagPlacement, flagGlobal, "format", "json", "telemetry"} {
+		if f := c.Flags().Lookup(name); f != nil {
+			f.Value.Set(f.DefValue)
+			f.Changed = false
+		}
+	}
+}
+
+func TestTelemetryFlags(t *testing.T) {
+	s := defaultTelemetrySpec()
+	var global bool
+	fs := newFlagSet()
+	bindTelemetryFlags(fs, &s)
+	bindLNHFlag(fs, &global)
+	if err := fs.Parse([]string{"--scheme=fullid", "--count-bits=4", "--switch-bits=10", "--port-bits=6", "--placement=footer", "--sender-draws=5", "--global"}); err != nil {
+		t.Fatal(err)
+	}
+	want := header.TelemetrySpec{Scheme: header.FullID, CountBits: 4, SenderL: 5, SwitchBits: 10, PortBits: 6, Placement: header.PlaceFooter}
+	if s != want || !global || lnhOf(global) != header.LNHGlobal {
+		t.Fatalf("parsed %+v global=%v, want %+v global=true", s, global, want)
+	}
+	l, err := telemetryLayout(s, lnhOf(global))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Name != "fullid-s10p6-sender5@footer" {
+		t.Errorf("layout %s", l.Name)
+	}
+	if f := fs.Lookup(flagScheme); f.DefValue != "onereservoir" {
+		t.Errorf("--scheme default %q", f.DefValue)
+	}
+}
