@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ibreservoir/header"
 	"ibreservoir/refmodel"
 )
 
@@ -65,13 +66,14 @@ func runModelConfig(w io.Writer, o *modelConfigOptions) error {
 // ---- model saturation
 
 type modelSaturationOptions struct {
-	Bits   int // saturating count width b
-	Hops   int // path length l
-	Sender int // sender draws L (0: a switch generator)
+	Bits      int    // saturating count width b
+	Hops      int    // path length l
+	Sender    int    // sender draws L (0: a switch generator)
+	Generator string // switch generator name (rng.New); its P0 sets the overwrite probabilities
 }
 
 func newModelSaturationCmd() *cobra.Command {
-	o := &modelSaturationOptions{Bits: 3, Hops: 5}
+	o := &modelSaturationOptions{Bits: 3, Hops: 5, Generator: "ideal"}
 	c := &cobra.Command{
 		Use:   "saturation",
 		Short: "Print the exact distribution of the sampled hop and the expected weighted counts (thesis section 5.6)",
@@ -87,6 +89,7 @@ switch generator, or for L sender draws (section 5.9). The thesis's example:
 	c.Flags().IntVar(&o.Bits, "bits", o.Bits, "width b of the saturating hop count, 1..16")
 	c.Flags().IntVar(&o.Hops, "hops", o.Hops, "path length l in hops")
 	c.Flags().IntVar(&o.Sender, "sender-draws", o.Sender, "L > 0: sender-generated draws (section 5.9) instead of a switch generator; --bits is then ignored")
+	c.Flags().StringVar(&o.Generator, "generator", o.Generator, "switch generator whose long-run P0(l) gives the overwrite probabilities, e.g. lfsr-lut/b8")
 	return c
 }
 
@@ -99,9 +102,15 @@ func runModelSaturation(w io.Writer, o *modelSaturationOptions) error {
 			fmt.Fprintf(w, "sender draws L=%d, %d-hop path, weight %d\n", o.Sender, o.Hops, s.Weight)
 		}
 	} else {
-		s, err = refmodel.Saturation(o.Hops, o.Bits, nil)
+		cfg := refmodel.DefaultConfig()
+		cfg.Generator, cfg.Telemetry.CountBits, cfg.Telemetry.Placement = o.Generator, o.Bits, header.PlaceFooter
+		p0, perr := cfg.P0()
+		if perr != nil {
+			return fmt.Errorf("--generator %s: %w", o.Generator, perr)
+		}
+		s, err = refmodel.Saturation(o.Hops, o.Bits, p0)
 		if err == nil {
-			fmt.Fprintf(w, "ideal generator, %d-bit count (saturates at %d), %d-hop path, weight %d\n", o.Bits, 1<<o.Bits-1, o.Hops, s.Weight)
+			fmt.Fprintf(w, "%s generator, %d-bit count (saturates at %d), %d-hop path, weight %d\n", o.Generator, o.Bits, 1<<o.Bits-1, o.Hops, s.Weight)
 		}
 	}
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 
 	"ibreservoir/hash"
@@ -77,8 +78,15 @@ func DefaultConfig() Config {
 	}
 }
 
-// generators lists the switch generators the model can build.
-func knownGenerator(name string) bool { return name == "ideal" }
+// checkGenerator asks the registry (rng.New) whether name is a switch
+// generator; "sender" is the model's own (no switch state).
+func checkGenerator(name string, maxL int) error {
+	if name == GeneratorSender {
+		return fmt.Errorf("generator %q: internal: sender draws are not a switch generator", name)
+	}
+	_, err := rng.New(name, 1, maxL)
+	return err
+}
 
 // SenderMode reports whether the configuration uses sender-generated draws.
 func (c Config) SenderMode() bool { return c.Telemetry.SenderL > 0 }
@@ -115,8 +123,10 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("generator sender needs the sender draws' L (section 5.9): set the telemetry's sender L to the longest path"))
 	case c.Generator != GeneratorSender && c.SenderMode():
 		errs = append(errs, fmt.Errorf("telemetry carries sender draws (L=%d) but the generator is %q: use generator sender, or sender L 0 for a switch generator", c.Telemetry.SenderL, c.Generator))
-	case c.Generator != GeneratorSender && !knownGenerator(c.Generator):
-		errs = append(errs, fmt.Errorf("unknown generator %q (want ideal or sender)", c.Generator))
+	case c.Generator != GeneratorSender && c.Telemetry.CountBits >= 1 && c.Telemetry.CountBits <= 16:
+		if err := checkGenerator(c.Generator, c.MaxL()); err != nil {
+			errs = append(errs, fmt.Errorf("%w; or sender, with sender draws", err))
+		}
 	}
 	if _, err := hash.ParseKind(c.Hash.Kind.String()); err != nil {
 		errs = append(errs, err)
@@ -172,10 +182,26 @@ func (c Config) NewSenderGenerator(lid uint16) rng.Generator {
 }
 
 func (c Config) newGenerator(name string, s uint64, maxL int) (rng.Generator, error) {
-	if name == "ideal" {
-		return rng.NewIdeal(s, maxL), nil
+	return rng.New(name, s, maxL)
+}
+
+// P0 returns the switch generator's long-run probability of answering "zero"
+// for each l (rng.Exact), for the exact selection distributions of section
+// 5.6 (Config.SelectionFor); nil for the ideal generator (exactly 1/l) and for
+// sender draws.
+func (c Config) P0() (func(l int) *big.Rat, error) {
+	if c.SenderMode() || c.Generator == "ideal" {
+		return nil, nil
 	}
-	return nil, fmt.Errorf("unknown generator %q", name)
+	g, err := c.newGenerator(c.Generator, c.Seed, c.MaxL())
+	if err != nil {
+		return nil, err
+	}
+	e, ok := g.(rng.Exact)
+	if !ok {
+		return nil, fmt.Errorf("generator %s has no closed-form P0", g.Name())
+	}
+	return e.P0, nil
 }
 
 // String is the configuration's stable one-line form, for logs and manifests.

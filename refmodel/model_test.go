@@ -31,6 +31,8 @@ func testConfigs() []Config {
 	}
 	add(func(c *Config) { c.Telemetry.Placement = header.PlaceFooter; c.Telemetry.CountBits = 8 })
 	add(func(c *Config) { c.LNH = header.LNHGlobal })
+	add(func(c *Config) { c.Generator = "lfsr-lut/b16" })
+	add(func(c *Config) { c.Generator = "shiftreg/per-packet"; c.Telemetry.CountBits = 2 })
 	add(func(c *Config) { c.Telemetry.SenderL = 3; c.Generator = GeneratorSender })
 	add(func(c *Config) { c.Telemetry.SenderL = 7; c.Generator = GeneratorSender; c.Hash = hash.New(hash.CRC32) })
 	add(func(c *Config) {
@@ -351,6 +353,7 @@ func TestConfigValidate(t *testing.T) {
 		{"sender generator without L", func(c *Config) { c.Generator = GeneratorSender }, "sender L"},
 		{"L without sender generator", func(c *Config) { c.Telemetry.SenderL = 4 }, "use generator sender"},
 		{"unknown generator", func(c *Config) { c.Generator = "dice" }, "unknown generator"},
+		{"bad generator parameter", func(c *Config) { c.Generator = "lfsr-lut/b99" }, "lfsr-lut"},
 		{"reserved-global in a local packet", func(c *Config) {
 			c.Telemetry.Scheme = header.TwoReservoir
 			c.Telemetry.Placement = header.PlaceReservedGlobal

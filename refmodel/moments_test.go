@@ -309,3 +309,31 @@ func TestSelectionMonteCarlo(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionWithHardwareP0: Config.P0 hands the registry generator's
+// closed-form P0 to the exact selection, which then differs from the ideal
+// one and still sums to one.
+func TestSelectionWithHardwareP0(t *testing.T) {
+	c := DefaultConfig()
+	c.Generator = "lfsr-lut/b8"
+	p0, err := c.P0()
+	must(t, err)
+	if p0 == nil {
+		t.Fatal("no P0 for lfsr-lut/b8")
+	}
+	s, err := c.SelectionFor(7, p0)
+	must(t, err)
+	ideal, _ := c.SelectionFor(7, nil)
+	sum := new(big.Rat).Set(s.None)
+	differs := false
+	for j := range s.P {
+		sum.Add(sum, s.P[j])
+		differs = differs || s.P[j].Cmp(ideal.P[j]) != 0
+	}
+	if sum.Cmp(big.NewRat(1, 1)) != 0 || !differs {
+		t.Errorf("selection under lfsr-lut/b8: total %s, differs from ideal %t", sum.RatString(), differs)
+	}
+	if f, _ := DefaultConfig().P0(); f != nil {
+		t.Error("the ideal generator should use 1/l (nil)")
+	}
+}
