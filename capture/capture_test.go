@@ -485,3 +485,22 @@ func hexOf(b []byte) string {
 	}
 	return string(s)
 }
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "missing.pcap")); err == nil {
+		t.Error("missing file: no error")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.pcap")
+	os.WriteFile(bad, []byte("not a capture at all"), 0o644)
+	_, err := ReadFile(bad)
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "file header, byte 0") {
+		t.Errorf("bad file: %v, want the path and the offset", err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	raw, _ := os.ReadFile(hcaCapture)
+	os.WriteFile(cut, raw[:1000], 0o644)
+	pkts, err := ReadFile(cut)
+	if err == nil || !strings.Contains(err.Error(), "record 4, byte 882: captured length 190") || len(pkts) != 3 {
+		t.Errorf("cut file: %d packets, %v; want 3 and an error at record 4", len(pkts), err)
+	}
+}

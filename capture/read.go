@@ -151,11 +151,14 @@ var errShort = errors.New("short read")
 
 func (r *Reader) pcapHeader() error {
 	h, err := r.read(pcapFileHeaderLen)
-	if err != nil {
-		if err == errShort {
-			return &FormatError{Offset: int64(len(h)), Msg: fmt.Sprintf("the file ends after %d bytes, inside the 24-byte pcap file header", len(h))}
-		}
+	if err != nil && err != errShort {
 		return err
+	}
+	short := err == errShort
+	if short {
+		// Judge the magic first: a file that is no capture at all should
+		// say so, not that it is short.
+		h = append(h, make([]byte, pcapFileHeaderLen-len(h))...)
 	}
 	switch {
 	case binary.LittleEndian.Uint32(h) == pcapMagicMicro:
@@ -168,6 +171,9 @@ func (r *Reader) pcapHeader() error {
 		r.bo, r.nano = binary.BigEndian, true
 	default:
 		return &FormatError{Offset: 0, Msg: fmt.Sprintf("magic % x is neither pcap (a1b2c3d4, a1b23c4d) nor pcapng (0a0d0d0a)", h[:4])}
+	}
+	if short {
+		return &FormatError{Offset: r.off, Msg: fmt.Sprintf("the file ends after %d bytes, inside the 24-byte pcap file header", r.off)}
 	}
 	if major := r.bo.Uint16(h[4:]); major != 2 {
 		return &FormatError{Offset: 4, Msg: fmt.Sprintf("pcap version %d.%d, want 2.4", major, r.bo.Uint16(h[6:]))}
