@@ -38,6 +38,12 @@ type LFSRLUT struct {
 	k     int
 	maxL  int
 	table []uint32 // table[l] = T[l], l = 1..maxL; table[0] unused
+
+	// The last EnumerateP0 result, and the state it was computed from (it
+	// holds for every state of that orbit, but is keyed on one for
+	// simplicity). Shared by clones; never modified once set.
+	p0From uint32
+	p0     []*big.Rat
 }
 
 // LUT returns T[1..maxL] for a B-bit register (index 0 unused).
@@ -145,7 +151,10 @@ func (g *LFSRLUT) P0(l int) *big.Rat {
 	if g.orbitGCD() == 1 {
 		return big.NewRat(int64(g.table[l]), int64(lfsr.Period(g.Width())))
 	}
-	return g.EnumerateP0()[l]
+	if g.p0 == nil || g.p0From != g.reg.State() {
+		g.p0, g.p0From = g.EnumerateP0(), g.reg.State()
+	}
+	return new(big.Rat).Set(g.p0[l])
 }
 
 // EnumerateP0 walks the whole cycle of states the draws visit, from the
