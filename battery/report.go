@@ -1,0 +1,302 @@
+package battery
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// A Report is a finished battery.
+type Report struct {
+	Format       string        `json:"format"`
+	Config       Config        `json:"config"`
+	Summary      Summary       `json:"summary"`
+	Parts        []Part        `json:"parts"`        // verdicts of the hash parts and the generator parts
+	Combinations []Combination `json:"combinations"` // every combination's verdict
+	Results      []Result      `json:"results"`
+}
+
+// Summary counts the results.
+type Summary struct {
+	Tests        int `json:"tests"` // hypothesis tests (in the Holm family) and checks
+	Pass         int `json:"pass"`
+	Fail         int `json:"fail"`
+	Invalid      int `json:"invalid"`
+	Combinations int `json:"combinations"`
+	Sound        int `json:"sound"` // combinations that pass
+}
+
+// A Part is one factor of the combinations: a hash on an id option and link
+// encoding, or a generator at a count width. A combination is sound when both
+// its parts pass.
+type Part struct {
+	Kind      string   `json:"kind"` // "hash" or "generator"
+	Hash      string   `json:"hash,omitempty"`
+	ID        string   `json:"id,omitempty"`
+	Link      string   `json:"link,omitempty"`
+	Generator string   `json:"generator,omitempty"`
+	CountBits int      `json:"count_bits,omitempty"`
+	Verdict   Verdict  `json:"verdict"`
+	Failing   []string `json:"failing,omitempty"` // the failing tests, each named once
+	Invalid   []string `json:"invalid,omitempty"`
+	Tests     int      `json:"tests"`
+}
+
+// A Combination is one choice of every factor, with its verdict and the
+// failing tests that decide it.
+type Combination struct {
+	Hash      string   `json:"hash,omitempty"`
+	ID        string   `json:"id,omitempty"`
+	Link      string   `json:"link,omitempty"`
+	Generator string   `json:"generator,omitempty"`
+	CountBits int      `json:"count_bits,omitempty"`
+	Verdict   Verdict  `json:"verdict"`
+	Failing   []string `json:"failing,omitempty"`
+}
+
+// singleStream are the generator tests that read one generator alone; the
+// lockstep variant of a generator shares them with the generator.
+var singleStream = map[string]bool{"generator/p0-exact": true, "generator/binomial": true, "generator/gap": true}
+
+func (b *Battery) report(results []Result) *Report {
+	r := &Report{Format: ReportFormat, Config: b.cfg, Results: results}
+	for _, x := range results {
+		r.Summary.Tests++
+		switch x.Verdict {
+		case Pass:
+			r.Summary.Pass++
+		case Fail:
+			r.Summary.Fail++
+		case Invalid:
+			r.Summary.Invalid++
+		}
+	}
+	c := b.cfg
+	// Hash parts.
+	var hashParts, genParts []Part
+	for _, h := range c.Hashes {
+		for _, id := range c.IDs {
+			for _, link := range c.Links {
+				p := Part{Kind: "hash", Hash: h, ID: id, Link: link}
+				for _, x := range results {
+					s := x.Subject
+					if s.Hash == h && (s.ID == "" || s.ID == id) && (s.Link == "" || s.Link == link) {
+						p.add(x)
+					}
+				}
+				hashParts = append(hashParts, p.done())
+			}
+		}
+	}
+	// Generator parts, with the lockstep variants.
+	var gens []string
+	for _, g := range c.Generators {
+		gens = append(gens, g)
+		if c.Lockstep && !b.gens[g].PerPacket {
+			gens = append(gens, g+lockstepSuffix)
+		}
+	}
+	for _, g := range gens {
+		base := strings.TrimSuffix(g, lockstepSuffix)
+		for _, w := range c.CountBits {
+			p := Part{Kind: "generator", Generator: g, CountBits: w}
+			for _, x := range results {
+				s := x.Subject
+				own := s.Generator == g || (s.Generator == base && g != base && singleStream[x.Test])
+				if !own {
+					continue
+				}
+				if x.Test == "estimator/reservoir-uniformity" {
+					if s.CountBits == w {
+						p.add(x)
+					}
+				} else if s.L <= 1<<w {
+					p.add(x)
+				}
+			}
+			genParts = append(genParts, p.done())
+		}
+	}
+	r.Parts = append(hashParts, genParts...)
+	// Combinations: every hash part with every generator part.
+	if len(hashParts) == 0 {
+		hashParts = []Part{{Verdict: Pass}}
+	}
+	if len(genParts) == 0 {
+		genParts = []Part{{Verdict: Pass}}
+	}
+	for _, hp := range hashParts {
+		for _, gp := range genParts {
+			cb := Combination{Hash: hp.Hash, ID: hp.ID, Link: hp.Link, Generator: gp.Generator, CountBits: gp.CountBits, Verdict: Pass}
+			cb.Failing = append(slices.Clone(hp.Failing), gp.Failing...)
+			switch {
+			case hp.Verdict == Fail || gp.Verdict == Fail:
+				cb.Verdict = Fail
+			case hp.Verdict == Invalid || gp.Verdict == Invalid:
+				cb.Verdict = Invalid
+			}
+			r.Combinations = append(r.Combinations, cb)
+			r.Summary.Combinations++
+			if cb.Verdict == Pass {
+				r.Summary.Sound++
+			}
+		}
+	}
+	return r
+}
+
+func (p *Part) add(x Result) {
+	p.Tests++
+	switch x.Verdict {
+	case Fail:
+		if !slices.Contains(p.Failing, x.Test) {
+			p.Failing = append(p.Failing, x.Test)
+		}
+	case Invalid:
+		if !slices.Contains(p.Invalid, x.Test) {
+			p.Invalid = append(p.Invalid, x.Test)
+		}
+	}
+}
+
+func (p Part) done() Part {
+	switch {
+	case len(p.Failing) > 0:
+		p.Verdict = Fail
+	case len(p.Invalid) > 0:
+		p.Verdict = Invalid
+	default:
+		p.Verdict = Pass
+	}
+	return p
+}
+
+func (p Part) name() string {
+	if p.Kind == "hash" {
+		return fmt.Sprintf("%s %s %s", p.Hash, p.ID, p.Link)
+	}
+	return fmt.Sprintf("%s b=%d", p.Generator, p.CountBits)
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadReport reads a report written by WriteJSON.
+func ReadReport(rd io.Reader) (*Report, error) {
+	var r Report
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	if r.Format != ReportFormat {
+		return nil, fmt.Errorf("read report: format %q, want %q", r.Format, ReportFormat)
+	}
+	return &r, nil
+}
+
+// WritePartial writes a partial as JSON.
+func (p *Partial) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(p)
+}
+
+// ReadPartial reads a partial written by WriteJSON, checking its format.
+func ReadPartial(rd io.Reader) (*Partial, error) {
+	var p Partial
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("read partial result: %w", err)
+	}
+	if p.Format != PartialFormat {
+		return nil, fmt.Errorf("read partial result: format %q, want %q (is this a partial written by ibreservoir stats --shard?)", p.Format, PartialFormat)
+	}
+	if p.Of < 1 || len(p.Shards) == 0 {
+		return nil, fmt.Errorf("read partial result: it names no shard (of %d)", p.Of)
+	}
+	for _, s := range p.Shards {
+		if s < 0 || s >= p.Of {
+			return nil, fmt.Errorf("read partial result: shard %d outside 0..%d", s, p.Of-1)
+		}
+	}
+	return &p, nil
+}
+
+// WriteText writes the readable report: the summary, the verdict of every
+// part with its failing tests, and the failing and invalid tests in full (all
+// tests with all set).
+func (r *Report) WriteText(w io.Writer, all bool) error {
+	s := r.Summary
+	fmt.Fprintf(w, "ibreservoir stats: %d tests: %d PASS, %d FAIL, %d INVALID; family-wise error rate %g (Holm)\n",
+		s.Tests, s.Pass, s.Fail, s.Invalid, r.Config.Alpha)
+	fmt.Fprintf(w, "%d of %d combinations are sound (a combination is sound when its hash part and its generator part both pass)\n\n",
+		s.Sound, s.Combinations)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, kind := range []string{"hash", "generator"} {
+		first := true
+		for _, p := range r.Parts {
+			if p.Kind != kind {
+				continue
+			}
+			if first {
+				if kind == "hash" {
+					fmt.Fprintln(tw, "HASH\tID\tLINK\tVERDICT\tTESTS\tFAILING")
+				} else {
+					fmt.Fprintln(tw, "GENERATOR\tCOUNT BITS\t\tVERDICT\tTESTS\tFAILING")
+				}
+				first = false
+			}
+			why := strings.Join(trimGroup(p.Failing), ", ")
+			if len(p.Invalid) > 0 {
+				why += " (invalid: " + strings.Join(trimGroup(p.Invalid), ", ") + ")"
+			}
+			if kind == "hash" {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", p.Hash, p.ID, p.Link, p.Verdict, p.Tests, why)
+			} else {
+				fmt.Fprintf(tw, "%s\t%d\t\t%s\t%d\t%s\n", p.Generator, p.CountBits, p.Verdict, p.Tests, why)
+			}
+		}
+		if !first {
+			fmt.Fprintln(tw)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	title := "FAILING AND INVALID TESTS"
+	if all {
+		title = "ALL TESTS"
+	}
+	fmt.Fprintln(w, title)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERDICT\tTEST\tSUBJECT\tSTATISTIC\tVALUE\tP\tP HOLM\tDETAIL")
+	for _, x := range r.Results {
+		if !all && x.Verdict == Pass {
+			continue
+		}
+		subj := x.Subject.String()
+		if x.Scenario != "" {
+			subj += " [" + x.Scenario + "]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Verdict, x.Test, subj, x.Statistic, x.Value, x.P, x.PHolm, x.Detail)
+	}
+	return tw.Flush()
+}
+
+func trimGroup(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		_, after, ok := strings.Cut(n, "/")
+		if ok {
+			n = after
+		}
+		out[i] = n
+	}
+	return out
+}
