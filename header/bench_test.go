@@ -112,3 +112,29 @@ func BenchmarkCRC16Simple4096(b *testing.B) {
 func BenchmarkCRC16Slicing4096(b *testing.B) {
 	benchCRC(b, 4096, func(p []byte) uint64 { return uint64(slicingUpdateCRC16(0xFFFF, p)) })
 }
+
+// benchPatchStage is benchStage patching the VCRC (PatchVCRC) instead of
+// recomputing it.
+func benchPatchStage(b *testing.B, size int) {
+	l, _ := TelemetrySpec{Scheme: OneReservoir, CountBits: 3}.Layout()
+	pkt, _ := Build(Headers{LRH: LRH{LNH: LNHLocal}, BTH: BTH{OpCode: 4, PKey: 0xFFFF}}, make([]byte, size), 0)
+	fr, _ := l.Locate(pkt)
+	hb, _ := l.Ref(FieldHopBit)
+	cb, _ := l.Ref(FieldCongBit)
+	hc, _ := l.Ref(FieldHopCount)
+	at := fr.BTH + BTHPosFECN
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		old := [1]byte{pkt[at]}
+		n := hc.Get(pkt, fr)
+		_ = hb.Set(pkt, fr, uint64(i&1))
+		_ = cb.Set(pkt, fr, uint64(i>>1&1))
+		_ = hc.Set(pkt, fr, min(n+1, 7))
+		if err := PatchVCRC(pkt, at, old[:]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStagePatch64(b *testing.B)   { benchPatchStage(b, 64) }
+func BenchmarkStagePatch4096(b *testing.B) { benchPatchStage(b, 4096) }
