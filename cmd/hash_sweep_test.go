@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,4 +90,25 @@ func TestParseUint32(t *testing.T) {
 			t.Errorf("parseUint32(%q) accepted", s)
 		}
 	}
+}
+
+// FuzzParseUint32: any accepted text names a value that strconv or the 2^N
+// forms agree on; nothing panics.
+func FuzzParseUint32(f *testing.F) {
+	for _, s := range []string{"0", "509", "0x1F", "2^31", "2^32-1", "2^32", "-1", " 7 ", "2^", "0b101"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseUint32(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "not a 32-bit value") {
+				t.Fatalf("parseUint32(%q): unclear error %v", s, err)
+			}
+			return
+		}
+		// Round trip through decimal.
+		if w, err := parseUint32(strconv.FormatUint(uint64(v), 10)); err != nil || w != v {
+			t.Fatalf("parseUint32(%q) = %d, but its decimal form gives %d, %v", s, v, w, err)
+		}
+	})
 }

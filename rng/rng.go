@@ -7,6 +7,15 @@
 // Every generator's whole state is explicit (State, SetState), so that a test
 // vector can start a generator anywhere and check where it ends.
 //
+// The generators (docs/spec.md section 4, docs/hashes-and-generators.md),
+// built by name with New:
+//
+//	ideal                  Ideal: xoshiro128** with exact rejection
+//	lfsr-lut/b<B>[/k<K>]   LFSRLUT: Figure 5.7, an LFSR compared with a table
+//	shiftreg/...           ShiftReg: Figure 5.6, one circulating register per l
+//	sender                 Sender: draws the sender NIC carries in the packet
+//	                       (Fill, Consume, Hops are the packet-field helpers)
+//
 // Contract shared by every generator and by the RTL of package verilog:
 //   - l is the reservoir's count plus one, 1 <= l <= MaxL().
 //   - Every call to Draw consumes exactly one draw's worth of state, whatever l
