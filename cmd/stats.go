@@ -1,0 +1,254 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"ibreservoir/battery"
+	"ibreservoir/internal/atomicfile"
+	"ibreservoir/rng"
+)
+
+// statsOptions are the flags of `ibreservoir stats` and `stats merge`.
+type statsOptions struct {
+	cfg      battery.Config
+	quick    bool
+	shard    string // "i/n"
+	out      string // the partial result of a shard
+	jsonPath string
+	report   string // a directory for report.md and its figures
+	all      bool
+	strict   bool
+	jobs     int
+	progress bool // draw a progress bar on stderr
+	stdout   io.Writer
+	stderr   io.Writer
+}
+
+func newStatsCmd() *cobra.Command {
+	o := &statsOptions{cfg: battery.DefaultConfig()}
+	c := &cobra.Command{
+		Use:   "stats",
+		Short: "Run the statistical battery: which hash, id, link, generator and count-width combinations are sound, and why",
+		Long: `stats runs the statistical battery of docs/battery.md over every combination of
+hash, packet-id option, link encoding, generator and hop-count width (all of
+them by default): hash bias and independence (thesis section 5.4, with the
+exhaustive sweeps of Theorems 5.1 and 5.2), linearity over GF(2), runs, serial
+and linear-complexity tests, the periodicity analysis of Hmult0, the generators'
+exact P0, binomial, gap and hop-independence tests (section 5.9), and the
+reservoir's uniformity through the reference model (sections 3.3 and 5.6).
+
+Each test gives exact counts, a p-value from gonum's distributions and a
+verdict, PASS, FAIL or INVALID (too little data), at a family-wise error rate
+(--alpha) held by Holm's correction across the battery. The text report goes
+to stdout; --json and --report write the JSON and a Markdown report with plots.
+
+A large battery can be split: --shard i/n --out part-i.json runs one n-th of
+it, and 'ibreservoir stats merge part-*.json' adds the exact counts and gives
+the same report, byte for byte, as one unsharded run.`,
+		Example: `  ibreservoir stats
+  ibreservoir stats --hashes mult0,crc32 --ids psn-slid --links thesis --generators ideal --count-bits 3
+  ibreservoir stats --json stats.json --report stats-report
+  ibreservoir stats --shard 0/4 --out part-0.json && ibreservoir stats merge part-*.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.progress = isTerminal(o.stderr)
+			return runStats(cmd.Context(), o)
+		},
+	}
+	fs := c.Flags()
+	fs.StringSliceVar(&o.cfg.Hashes, "hashes", o.cfg.Hashes, "hashes to test (thesis section 5.4): parity, parity-xor, single, double, mult0, crc32, crc16, siphash; none for generators only")
+	fs.StringSliceVar(&o.cfg.IDs, "ids", o.cfg.IDs, "packet-id options: psn, psn-odd, psn-slid, psn-destqp")
+	fs.StringSliceVar(&o.cfg.Links, "links", o.cfg.Links, "link encodings: thesis, wide, packed")
+	fs.StringSliceVar(&o.cfg.Generators, "generators", o.cfg.Generators, "generators to test (thesis section 5.9): "+rng.Syntax+"; none for hashes only")
+	fs.IntSliceVar(&o.cfg.CountBits, "count-bits", o.cfg.CountBits, fmt.Sprintf("hop-count widths b to test, 1..%d (section 5.6)", battery.MaxCountBits))
+	fs.BoolVar(&o.cfg.Lockstep, "lockstep", o.cfg.Lockstep, "also test every switch generator with all ports seeded alike (the lockstep scenario)")
+	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "run seed: every sample and generator stream derives from it")
+	fs.Float64Var(&o.cfg.Alpha, "alpha", o.cfg.Alpha, "family-wise error rate, held by Holm's correction")
+	fs.Float64Var(&o.cfg.MaxBias, "max-bias", o.cfg.MaxBias, "largest relative bias |l*P0(l)-1| a generator may have")
+	fs.BoolVar(&o.quick, "quick", false, "a small battery (less data per test): seconds instead of minutes, weaker tests")
+	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
+	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
+	bindStatsOutput(fs, o)
+	c.AddCommand(newStatsMergeCmd())
+	return c
+}
+
+type flagSet interface {
+	StringVar(p *string, name, value, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
+	IntVar(p *int, name string, value int, usage string)
+}
+
+func bindStatsOutput(fs flagSet, o *statsOptions) {
+	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
+	fs.StringVar(&o.report, "report", "", "also write a Markdown report with plots into this directory")
+	fs.BoolVar(&o.all, "all", false, "list every test in the text report, not only the failing and invalid ones")
+	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 if any combination is not sound")
+	fs.IntVar(&o.jobs, "jobs", 0, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
+}
+
+func newStatsMergeCmd() *cobra.Command {
+	o := &statsOptions{}
+	c := &cobra.Command{
+		Use:   "merge PARTIAL...",
+		Short: "Combine the partial results of 'stats --shard i/n' into the report of the whole battery",
+		Long: `merge adds the exact counts of partial results written by 'ibreservoir stats
+--shard i/n --out FILE' and finishes the battery: the report is identical to
+the one an unsharded run with the same flags writes. Every shard 0..n-1 must be
+given exactly once.`,
+		Example: `  ibreservoir stats merge part-0.json part-1.json part-2.json part-3.json --json stats.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("give the partial result files to merge (written by 'ibreservoir stats --shard i/n --out FILE')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runStatsMerge(o, args)
+		},
+	}
+	bindStatsOutput(c.Flags(), o)
+	return c
+}
+
+func init() { rootCmd.AddCommand(newStatsCmd()) }
+
+// parseShard reads "i/n".
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. --shard 0/4 for the first of four shards", s)
+	}
+	return i, n, nil
+}
+
+func runStats(ctx context.Context, o *statsOptions) error {
+	if o.quick {
+		o.cfg.Size = battery.QuickSize()
+	}
+	b, err := battery.New(o.cfg)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	shard, of := 0, 1
+	if o.shard != "" {
+		if shard, of, err = parseShard(o.shard); err != nil {
+			return err
+		}
+		if o.out == "" {
+			return errors.New("--shard needs --out FILE for the partial result; merge the shards with 'ibreservoir stats merge'")
+		}
+		if o.jsonPath != "" || o.report != "" {
+			return errors.New("--json and --report describe the whole battery: give them to 'ibreservoir stats merge', not to a shard")
+		}
+	} else if o.out != "" {
+		return errors.New("--out writes a shard's partial result: use it with --shard i/n, or use --json for the report")
+	}
+	progress, done := newStatsProgress(o, fmt.Sprintf("stats shard %d/%d", shard, of))
+	p, err := b.RunShard(ctx, shard, of, o.jobs, progress)
+	done()
+	if err != nil {
+		return err
+	}
+	if o.shard != "" {
+		return atomicfile.Write(o.out, p.WriteJSON)
+	}
+	r, err := b.Finalize(p)
+	if err != nil {
+		return err
+	}
+	return writeStatsOutputs(o, r)
+}
+
+func runStatsMerge(o *statsOptions, paths []string) error {
+	var parts []*battery.Partial
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		p, err := battery.ReadPartial(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("merge: %s: %w", path, err)
+		}
+		parts = append(parts, p)
+	}
+	m, err := battery.Merge(parts)
+	if err != nil {
+		return err
+	}
+	b, err := battery.New(m.Config)
+	if err != nil {
+		return fmt.Errorf("merge: the partials' configuration: %w", err)
+	}
+	r, err := b.Finalize(m)
+	if err != nil {
+		return err
+	}
+	return writeStatsOutputs(o, r)
+}
+
+func writeStatsOutputs(o *statsOptions, r *battery.Report) error {
+	if o.jsonPath != "" {
+		if err := atomicfile.Write(o.jsonPath, r.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if o.report != "" {
+		if err := r.WriteMarkdown(o.report); err != nil {
+			return err
+		}
+	}
+	if err := r.WriteText(o.stdout, o.all); err != nil {
+		return err
+	}
+	if o.strict && r.Summary.Sound < r.Summary.Combinations {
+		return exitError{2, fmt.Errorf("stats: %d of %d combinations are not sound", r.Summary.Combinations-r.Summary.Sound, r.Summary.Combinations)}
+	}
+	return nil
+}
+
+// newStatsProgress returns a progress callback drawing a bar on stderr when
+// it is a terminal, and a function that clears it.
+func newStatsProgress(o *statsOptions, what string) (battery.Progress, func()) {
+	if !o.progress {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(o.stderr),
+					progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			}
+			bar.Set(done)
+		}, func() {
+			if bar != nil {
+				bar.Finish()
+			}
+		}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
