@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"unsafe"
+
+	"ibreservoir/internal/cpu"
 )
 
 // kernelForms returns random forms that select every kernel variant: for
@@ -213,5 +216,37 @@ func TestSweepRangePanics(t *testing.T) {
 			}()
 			CountOnes(Form{}, c.lo, c.hi)
 		}()
+	}
+}
+
+// TestKstateLayout pins the offsets the generated kernels address
+// (internal/asmgen): a change to kstate must regenerate them.
+func TestKstateLayout(t *testing.T) {
+	var st kstate
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"f", unsafe.Offsetof(st.f), 0},
+		{"df", unsafe.Offsetof(st.df), 256},
+		{"g", unsafe.Offsetof(st.g), 512},
+		{"dg", unsafe.Offsetof(st.dg), 768},
+		{"ddf", unsafe.Offsetof(st.ddf), 1024},
+		{"ddg", unsafe.Offsetof(st.ddg), 1028},
+		{"mf", unsafe.Offsetof(st.mf), 1032},
+		{"mg", unsafe.Offsetof(st.mg), 1036},
+		{"out", unsafe.Offsetof(st.out), 1088},
+	} {
+		if c.got != c.want {
+			t.Errorf("kstate.%s at offset %d, the kernels read it at %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestDefaultKernel: the default build uses the widest kernel internal/cpu
+// reports, with no build tags.
+func TestDefaultKernel(t *testing.T) {
+	if got, want := SweepKernel(), cpu.Kernel(); got != want {
+		t.Errorf("sweeps use %s, the CPU offers %s", got, want)
 	}
 }
