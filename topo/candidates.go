@@ -143,3 +143,37 @@ func (t *Topology) PathCount(li, dst int) int64 {
 	}
 	return up(t.Leaves[li])
 }
+
+// OnMinimalPath reports whether link l is in the candidate set of packets
+// entering at leaf index li for node dst, in constant time: an up link of a
+// switch above the source that does not cover dst, or a down link toward dst
+// of a switch covering it at or below the level where the paths turn.
+func (t *Topology) OnMinimalPath(li, dst int, l Link) bool {
+	sw := &t.Switches[l.Switch]
+	pt := sw.Ports[l.Port-1]
+	srcNode := t.firstNode(li)
+	if pt.Kind == ToSwitch && pt.Up {
+		return t.Covers(l.Switch, srcNode) && !t.Covers(l.Switch, dst)
+	}
+	if !t.Covers(l.Switch, dst) || sw.Level > t.Climb(srcNode, dst) {
+		return false
+	}
+	ports, _ := t.Route(l.Switch, dst)
+	for _, p := range ports {
+		if p == l.Port {
+			return true
+		}
+	}
+	return false
+}
+
+// firstNode returns a node of leaf index li.
+func (t *Topology) firstNode(li int) int {
+	leaf := &t.Switches[t.Leaves[li]]
+	for _, pt := range leaf.Ports {
+		if pt.Kind == ToNode {
+			return pt.Peer
+		}
+	}
+	return -1
+}

@@ -268,3 +268,28 @@ func TestErrors(t *testing.T) {
 		t.Error("k=40 accepted")
 	}
 }
+
+// TestOnMinimalPath holds the constant-time membership test equal to the
+// candidate sets.
+func TestOnMinimalPath(t *testing.T) {
+	for _, tp := range []*Topology{mustBuild(t, Full), mustBuild(t, Tapered)} {
+		r := rand.New(rand.NewPCG(3, 4))
+		links := tp.Links()
+		for range 60 {
+			li, dst := r.IntN(len(tp.Leaves)), r.IntN(tp.Nodes())
+			if tp.NodeLeaf[dst] == li && r.IntN(2) == 0 {
+				continue
+			}
+			cs := tp.CandidatesFromLeaf(li, dst)
+			in := map[Link]bool{}
+			for _, l := range cs.Links {
+				in[l] = true
+			}
+			for _, l := range links {
+				if got := tp.OnMinimalPath(li, dst, l); got != in[l] {
+					t.Fatalf("%s leaf %d -> node %d, link %s: OnMinimalPath %t, candidate %t", tp.Name, li, dst, l, got, in[l])
+				}
+			}
+		}
+	}
+}
