@@ -1,0 +1,444 @@
+// The self-checking Verilator testbench of package cosim (ibreservoir verify).
+//
+// It reads a binary switch-stage vector file (format in vectors/format.go and
+// docs/rtl.md), streams each input packet into ibr_cosim_top as 64-bit words,
+// and compares every byte of every output packet, every per-packet status bit
+// and the generator state after every draw with the vector. Inputs change away
+// from the sampling edge (after the falling edge), as in Verilator's
+// examples/make_tracing_c.
+//
+// The file's vectors are split, at generator-chain boundaries (a vector that
+// loads its generator state), into +parts contiguous ranges, of which this
+// process runs range +part; that range is split again across the top's LANES
+// egress ports, each a separate stream. Vector indices in the output are
+// indices in the file.
+//
+// Plusargs:
+//   +vectors=FILE   the binary vector file
+//   +sel=N          the configuration of ibr_cosim_top to run
+//   +part=K +parts=P  run the K-th of P ranges (default 0 of 1)
+//   +maxfail=N      mismatches printed in full (default 10; all are counted)
+//   +stall=N        hold out_ready_i low one cycle in N (0: never), to exercise backpressure
+//   +gap=N          an idle input cycle after every N packets of a lane (0: never)
+//
+// Output lines, parsed by package cosim:
+//   MISMATCH index=I what=packet got=HEX want=HEX
+//   MISMATCH index=I what=stat got=FLAGS,FIELD,MALFORMED want=FLAGS,FIELD,0
+//   MISMATCH index=I what=state got=HEX want=HEX
+//   COV field=F replace=R cong=C sat=S n=N
+//   RESULT vectors=V mismatches=M cycles=C seconds=S
+#include <verilated.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <map>
+#include <memory>
+#include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <tuple>
+#include <type_traits>
+#include <unistd.h>
+#include <vector>
+
+#include "Vibr_cosim_top.h"
+
+#ifndef LANES
+#define LANES 1
+#endif
+
+namespace {
+
+constexpr uint8_t kFlagLoad = 1 << 7;
+constexpr uint8_t kFlagCongested = 1 << 6;
+constexpr uint8_t kFlagReplace = 1 << 5;
+constexpr uint8_t kFlagSaturated = 1 << 4;
+constexpr uint8_t kFlagHash = 1 << 3;
+
+struct Rec {
+  uint64_t index;
+  uint16_t len;
+  uint8_t flags, port, ndiff, field;
+  uint16_t sw;
+  const uint8_t* state_in;   // nullptr unless kFlagLoad and a state
+  const uint8_t* state_out;  // nullptr without a state
+  const uint8_t* in;
+  const uint8_t* diffs;
+};
+
+uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+uint32_t le32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+std::string hexOf(const uint8_t* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string s(2 * n, '0');
+  for (size_t i = 0; i < n; i++) {
+    s[2 * i] = d[p[i] >> 4];
+    s[2 * i + 1] = d[p[i] & 15];
+  }
+  return s;
+}
+
+// State bytes (a little-endian bit string) printed most significant first, as rng.State.Hex.
+std::string stateHex(const uint8_t* p, size_t n) {
+  uint8_t r[16];
+  for (size_t i = 0; i < n; i++) r[i] = p[n - 1 - i];
+  return hexOf(r, n);
+}
+
+long plusarg(VerilatedContext* ctx, const char* name, long def) {
+  std::string key = std::string(name) + "=";
+  const char* m = ctx->commandArgsPlusMatch(key.c_str());
+  if (!m || !*m) return def;
+  return std::strtol(m + key.size() + 1, nullptr, 10);
+}
+
+// Bits lo..lo+w-1 of a port, integral (up to 64 bits) or wide.
+template <typename T>
+void setBits(T& p, int lo, int w, uint64_t v) {
+  static_assert(std::is_integral<T>::value, "integral port");
+  const uint64_t m = (w == 64 ? ~uint64_t(0) : ((uint64_t(1) << w) - 1)) << lo;
+  p = T((uint64_t(p) & ~m) | ((v << lo) & m));
+}
+template <std::size_t N>
+void setBits(VlWide<N>& p, int lo, int w, uint64_t v) {
+  if (lo % 32 == 0 && w % 32 == 0) {
+    for (int i = 0; i < w / 32; i++) p[lo / 32 + i] = uint32_t(v >> (32 * i));
+    return;
+  }
+  for (int i = 0; i < w; i++) {
+    const int b = lo + i;
+    p[b / 32] = (p[b / 32] & ~(uint32_t(1) << (b % 32))) | (uint32_t(v >> i & 1) << (b % 32));
+  }
+}
+template <typename T>
+uint64_t getBits(const T& p, int lo, int w) {
+  static_assert(std::is_integral<T>::value, "integral port");
+  const uint64_t m = w == 64 ? ~uint64_t(0) : ((uint64_t(1) << w) - 1);
+  return (uint64_t(p) >> lo) & m;
+}
+template <std::size_t N>
+uint64_t getBits(const VlWide<N>& p, int lo, int w) {
+  if (lo % 32 == 0 && w % 32 == 0) {
+    uint64_t v = 0;
+    for (int i = 0; i < w / 32; i++) v |= uint64_t(p[lo / 32 + i]) << (32 * i);
+    return v;
+  }
+  uint64_t v = 0;
+  for (int i = 0; i < w; i++) {
+    const int b = lo + i;
+    v |= uint64_t(p[b / 32] >> (b % 32) & 1) << i;
+  }
+  return v;
+}
+
+struct File {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  size_t sb = 0;  // state bytes
+  std::vector<uint64_t> offs;  // record offsets
+
+  Rec rec(uint64_t i) const {
+    const uint8_t* p = data + offs[i];
+    Rec r;
+    r.index = i;
+    r.len = le16(p);
+    r.flags = p[2];
+    r.port = p[3];
+    r.sw = le16(p + 4);
+    r.ndiff = p[6];
+    r.field = p[7];
+    size_t o = 8;
+    r.state_in = r.state_out = nullptr;
+    if (sb) {
+      if (r.flags & kFlagLoad) {
+        r.state_in = p + o;
+        o += sb;
+      }
+      r.state_out = p + o;
+      o += sb;
+    }
+    r.in = p + o;
+    r.diffs = p + o + r.len;
+    return r;
+  }
+  // A range may start at vector i when a fresh generator state is loaded there.
+  bool boundary(uint64_t i) const { return i == offs.size() || sb == 0 || (data[offs[i] + 2] & kFlagLoad); }
+  // The first boundary at or after i.
+  uint64_t align(uint64_t i) const {
+    while (i < offs.size() && !boundary(i)) i++;
+    return i;
+  }
+};
+
+struct Lane {
+  uint64_t next = 0, end = 0;
+  Rec cur{};
+  bool have = false, loaded = false;
+  int w = 0;
+  uint64_t sent = 0, idle_at = 0;
+  std::deque<Rec> pend_out, pend_stat;
+  uint8_t outbuf[128];
+  size_t outlen = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::unique_ptr<VerilatedContext> ctx{new VerilatedContext};
+  ctx->commandArgs(argc, argv);
+  const char* vm = ctx->commandArgsPlusMatch("vectors=");
+  if (!vm || !*vm) {
+    std::fprintf(stderr, "tb: no +vectors=FILE\n");
+    return 2;
+  }
+  const std::string path(vm + std::strlen("+vectors="));
+  const long sel = plusarg(ctx.get(), "sel", 0);
+  const long part = plusarg(ctx.get(), "part", 0);
+  const long parts = plusarg(ctx.get(), "parts", 1);
+  const long maxfail = plusarg(ctx.get(), "maxfail", 10);
+  const long stall = plusarg(ctx.get(), "stall", 0);
+  const long gap = plusarg(ctx.get(), "gap", 0);
+  if (parts < 1 || part < 0 || part >= parts) {
+    std::fprintf(stderr, "tb: +part=%ld of +parts=%ld\n", part, parts);
+    return 2;
+  }
+
+  // Map and index the file, checking every record's bounds.
+  File f;
+  const int fd = open(path.c_str(), O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    std::fprintf(stderr, "tb: cannot open %s\n", path.c_str());
+    return 2;
+  }
+  f.size = size_t(st.st_size);
+  f.data = static_cast<const uint8_t*>(mmap(nullptr, f.size, PROT_READ, MAP_PRIVATE, fd, 0));
+  if (f.data == MAP_FAILED || f.size < 32 || std::memcmp(f.data, "IBRSTV01", 8) != 0 || le32(f.data + 8) != 1) {
+    std::fprintf(stderr, "tb: %s is not a version-1 binary vector file\n", path.c_str());
+    return 2;
+  }
+  f.sb = le32(f.data + 12);
+  const uint64_t count = uint64_t(le32(f.data + 24)) | uint64_t(le32(f.data + 28)) << 32;
+  f.offs.reserve(count);
+  for (size_t off = 32; f.offs.size() < count;) {
+    if (off + 8 > f.size) {
+      std::fprintf(stderr, "tb: record %zu cut short\n", f.offs.size());
+      return 2;
+    }
+    const uint8_t* p = f.data + off;
+    const size_t len = le16(p);
+    const size_t dstart = 8 + (f.sb ? ((p[2] & kFlagLoad) ? 2 : 1) * f.sb : 0) + len;
+    size_t n = dstart + 3u * p[6];
+    n += (8 - n % 8) % 8;
+    if (len < 26 || len > 96 || off + n > f.size) {
+      std::fprintf(stderr, "tb: record %zu malformed\n", f.offs.size());
+      return 2;
+    }
+    for (int k = 0; k < p[6]; k++) {
+      if (le16(p + dstart + 3 * k) >= len) {
+        std::fprintf(stderr, "tb: record %zu: diff beyond the packet\n", f.offs.size());
+        return 2;
+      }
+    }
+    f.offs.push_back(off);
+    off += n;
+  }
+
+  // This process's range, then the lanes' ranges, at chain boundaries.
+  const uint64_t lo = f.align(count * uint64_t(part) / uint64_t(parts));
+  const uint64_t hi = f.align(count * uint64_t(part + 1) / uint64_t(parts));
+  Lane lanes[LANES];
+  for (int k = 0; k < LANES; k++) {
+    lanes[k].next = f.align(lo + (hi - lo) * uint64_t(k) / LANES);
+    lanes[k].end = f.align(lo + (hi - lo) * uint64_t(k + 1) / LANES);
+    if (lanes[k].next > hi) lanes[k].next = hi;
+    if (lanes[k].end > hi) lanes[k].end = hi;
+    if (lanes[k].next < lanes[k].end) {
+      lanes[k].cur = f.rec(lanes[k].next++);
+      lanes[k].have = true;
+    }
+  }
+
+  auto* top = new Vibr_cosim_top{ctx.get()};
+  top->sel_i = uint8_t(sel);
+  top->clk_i = 0;
+  top->rst_ni = 0;
+  top->eval();
+  top->clk_i = 1;
+  top->eval();
+  top->clk_i = 0;
+  top->rst_ni = 1;
+  top->eval();
+
+  std::map<std::tuple<int, int, int, int>, uint64_t> cov;
+  uint64_t mismatches = 0, checked = 0, cycles = 0, sent = 0;
+  auto fail = [&](uint64_t index, const char* what, const std::string& got, const std::string& want) {
+    if (mismatches < uint64_t(maxfail)) {
+      std::printf("MISMATCH index=%" PRIu64 " what=%s got=%s want=%s\n", index, what, got.c_str(), want.c_str());
+    }
+    mismatches++;
+  };
+  auto busy = [&]() {
+    for (const Lane& l : lanes) {
+      if (l.have || !l.pend_out.empty() || !l.pend_stat.empty()) return true;
+    }
+    return false;
+  };
+
+  const auto t0 = std::chrono::steady_clock::now();
+  while (busy()) {
+    // Inputs for this cycle (the clock is low).
+    const bool ready = !(stall > 0 && cycles % uint64_t(stall) == uint64_t(stall) - 1);
+    for (int k = 0; k < LANES; k++) {
+      Lane& l = lanes[k];
+      bool valid = false, cfg = false, load = false;
+      setBits(top->out_ready_i, k, 1, ready);
+      const bool gap_now = gap > 0 && l.w == 0 && l.sent > 0 && l.sent % uint64_t(gap) == 0 && l.idle_at != l.sent;
+      if (l.have && gap_now) {
+        l.idle_at = l.sent;
+      } else if (l.have) {
+        if (l.cur.state_in && !l.loaded) {
+          // Load the generator only when none of this lane's draws is outstanding.
+          if (l.pend_stat.empty()) {
+            load = true;
+            for (int q = 0; q < 4; q++) setBits(top->gen_state_i, 128 * k + 32 * q, 32, le32(l.cur.state_in + 4 * q));
+            l.loaded = true;
+          }
+        } else {
+          const Rec& r = l.cur;
+          const int nw = (r.len + 7) / 8;
+          uint64_t d = 0;
+          for (int b = 0; b < 8; b++) {
+            const int i = 8 * l.w + b;
+            d = d << 8 | (i < r.len ? r.in[i] : 0);
+          }
+          valid = true;
+          setBits(top->in_data_i, 64 * k, 64, d);
+          setBits(top->in_sop_i, k, 1, l.w == 0);
+          setBits(top->in_eop_i, k, 1, l.w == nw - 1);
+          setBits(top->in_empty_i, 3 * k, 3, uint64_t(8 * nw - r.len));
+          if (l.w == 0) {
+            cfg = true;
+            setBits(top->cfg_switch_i, 16 * k, 16, r.sw);
+            setBits(top->cfg_port_i, 8 * k, 8, r.port);
+            setBits(top->cong_i, k, 1, (r.flags & kFlagCongested) != 0);
+          }
+        }
+      }
+      setBits(top->in_valid_i, k, 1, valid);
+      setBits(top->cfg_we_i, k, 1, cfg);
+      setBits(top->gen_load_i, k, 1, load);
+    }
+    top->eval();
+
+    // Sample before the rising edge.
+    for (int k = 0; k < LANES; k++) {
+      Lane& l = lanes[k];
+      if (getBits(top->in_valid_i, k, 1) && getBits(top->in_ready_o, k, 1)) {
+        const int nw = (l.cur.len + 7) / 8;
+        if (l.w == 0) {
+          // The packet's first words may leave before its last one enters.
+          l.pend_out.push_back(l.cur);
+          l.pend_stat.push_back(l.cur);
+        }
+        if (++l.w == nw) {
+          l.w = 0;
+          l.sent++;
+          sent++;
+          l.loaded = false;
+          l.have = l.next < l.end;
+          if (l.have) l.cur = f.rec(l.next++);
+        }
+      }
+      if (getBits(top->out_valid_o, k, 1) && getBits(top->out_ready_i, k, 1)) {
+        const uint64_t d = getBits(top->out_data_o, 64 * k, 64);
+        if (l.pend_out.empty()) {
+          char g[20];
+          std::snprintf(g, sizeof g, "%016" PRIx64, d);
+          fail(l.next, "extra", g, "none");
+        } else {
+          if (l.outlen + 8 <= sizeof(l.outbuf)) {
+            for (int b = 0; b < 8; b++) l.outbuf[l.outlen + b] = uint8_t(d >> (56 - 8 * b));
+          }
+          l.outlen += 8;
+          if (getBits(top->out_eop_o, k, 1)) {
+            const Rec r = l.pend_out.front();
+            l.pend_out.pop_front();
+            const size_t n = l.outlen - getBits(top->out_empty_o, 3 * k, 3);
+            uint8_t want[96];
+            std::memcpy(want, r.in, r.len);
+            for (int q = 0; q < r.ndiff; q++) want[le16(r.diffs + 3 * q)] = r.diffs[3 * q + 2];
+            if (n != r.len || std::memcmp(l.outbuf, want, r.len) != 0) {
+              fail(r.index, "packet", hexOf(l.outbuf, n > sizeof(l.outbuf) ? sizeof(l.outbuf) : n), hexOf(want, r.len));
+            }
+            checked++;
+            l.outlen = 0;
+          }
+        }
+      }
+      if (getBits(top->stat_valid_o, k, 1)) {
+        if (l.pend_stat.empty()) {
+          fail(l.next, "extra-stat", "1", "none");
+        } else {
+          const Rec r = l.pend_stat.front();
+          l.pend_stat.pop_front();
+          const bool rep = getBits(top->stat_replace_o, k, 1), sat = getBits(top->stat_saturated_o, k, 1);
+          const bool hash = getBits(top->stat_hash_o, k, 1), cong = getBits(top->stat_cong_o, k, 1);
+          const int field = int(getBits(top->stat_field_o, 8 * k, 8));
+          const int malformed = int(getBits(top->stat_malformed_o, k, 1));
+          const uint8_t got = uint8_t((rep ? kFlagReplace : 0) | (sat ? kFlagSaturated : 0) | (hash ? kFlagHash : 0) |
+                                      (cong ? kFlagCongested : 0));
+          const uint8_t want = r.flags & (kFlagReplace | kFlagSaturated | kFlagHash | kFlagCongested);
+          if (got != want || field != r.field || malformed) {
+            char g[32], x[32];
+            std::snprintf(g, sizeof g, "%02x,%02x,%d", got, field, malformed);
+            std::snprintf(x, sizeof x, "%02x,%02x,0", want, r.field);
+            fail(r.index, "stat", g, x);
+          }
+          if (r.state_out) {
+            uint8_t s[16];
+            for (int q = 0; q < 4; q++) {
+              const uint32_t v = uint32_t(getBits(top->gen_state_o, 128 * k + 32 * q, 32));
+              for (int b = 0; b < 4; b++) s[4 * q + b] = uint8_t(v >> (8 * b));
+            }
+            if (std::memcmp(s, r.state_out, f.sb) != 0) fail(r.index, "state", stateHex(s, f.sb), stateHex(r.state_out, f.sb));
+          }
+          cov[std::make_tuple(field, int(rep), int(cong), int(sat))]++;
+        }
+      }
+    }
+
+    top->clk_i = 1;
+    top->eval();
+    top->clk_i = 0;
+    top->eval();
+    cycles++;
+    if (ctx->gotFinish()) {
+      fail(sent, "finish", "$finish", "none");
+      break;
+    }
+    if (cycles > 64 * (sent + 16) + 100000) {
+      fail(sent, "deadlock", "stuck", "progress");
+      break;
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  top->final();
+  for (const auto& [k, n] : cov) {
+    std::printf("COV field=%d replace=%d cong=%d sat=%d n=%" PRIu64 "\n", std::get<0>(k), std::get<1>(k),
+                std::get<2>(k), std::get<3>(k), n);
+  }
+  std::printf("RESULT vectors=%" PRIu64 " mismatches=%" PRIu64 " cycles=%" PRIu64 " seconds=%.6f\n", checked,
+              mismatches, cycles, secs);
+  delete top;
+  return mismatches ? 1 : 0;
+}

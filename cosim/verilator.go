@@ -1,0 +1,290 @@
+package cosim
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"ibreservoir/internal/atomicfile"
+	"ibreservoir/verilog"
+)
+
+//go:embed tb/tb.cpp
+var tbSource []byte
+
+// A Model is a built Verilator co-simulation: ibr_cosim_top holding Configs
+// (index = sel) and the testbench binary.
+type Model struct {
+	Dir       string
+	Binary    string
+	Configs   []verilog.Config
+	Lanes     int
+	BuildTime time.Duration // 0 when an identical build was reused
+}
+
+// Sel returns the index of c in the build, or -1.
+func (m *Model) Sel(c verilog.Config) int {
+	for i, x := range m.Configs {
+		if x.Name() == c.Name() && x.Hash.Key() == c.Hash.Key() {
+			return i
+		}
+	}
+	return -1
+}
+
+// verilatorFlags are the Verilator options of the co-simulation build.
+var verilatorFlags = []string{
+	"--cc", "--exe", "--build", "-Wall", "--assert", "-O3",
+	"--x-assign", "fast", "--x-initial", "fast", "--top-module", TopModule,
+	"-CFLAGS", "-O2 -std=c++17",
+}
+
+// Sources returns the files of the Verilator build for cfgs: the library, the
+// configurations' wrappers, the verification top and the testbench.
+func Sources(cfgs []verilog.Config, lanes int) ([]verilog.File, error) {
+	if lanes < 1 || lanes > 8 {
+		return nil, fmt.Errorf("cosim: %d lanes; want 1..8", lanes)
+	}
+	if len(cfgs) == 0 || len(cfgs) > 256 {
+		return nil, fmt.Errorf("cosim: %d configurations in one build; want 1..256", len(cfgs))
+	}
+	seen := map[string]bool{}
+	for _, c := range cfgs {
+		if seen[c.Module()] {
+			return nil, fmt.Errorf("cosim: configuration %s twice in one build", c.Module())
+		}
+		seen[c.Module()] = true
+	}
+	files, err := verilog.Files(cfgs...)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, verilog.File{Name: TopModule + ".sv", Data: Top(cfgs, lanes)}, verilog.File{Name: "tb.cpp", Data: tbSource})
+	return files, nil
+}
+
+// BuildVerilator builds the co-simulation of cfgs in dir (created if
+// needed). A build whose sources and flags are unchanged is reused, so tests
+// and `ibreservoir verify` share it.
+//
+// lanes is the number of independent egress ports per configuration (1..8):
+// the testbench splits a vector file across them, so a run simulates lanes
+// packets per clock.
+func BuildVerilator(ctx context.Context, dir string, cfgs []verilog.Config, lanes int) (*Model, error) {
+	files, err := Sources(cfgs, lanes)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath("verilator"); err != nil {
+		return nil, fmt.Errorf("cosim: verilator is not installed (run scripts/setup.sh): %w", err)
+	}
+	h := sha256.New()
+	fmt.Fprintln(h, strings.Join(verilatorFlags, " "), lanes, verilatorVersion())
+	for _, f := range files {
+		fmt.Fprintln(h, f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	stamp := hex.EncodeToString(h.Sum(nil))
+	m := &Model{Dir: dir, Binary: filepath.Join(dir, "obj", "Vtb"), Configs: cfgs, Lanes: lanes}
+	if b, err := os.ReadFile(filepath.Join(dir, "stamp")); err == nil && string(b) == stamp {
+		if _, err := os.Stat(m.Binary); err == nil {
+			return m, nil
+		}
+	}
+	src := filepath.Join(dir, "src")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if _, err := verilog.Write(src, files); err != nil {
+		return nil, err
+	}
+	args := append([]string{}, verilatorFlags...)
+	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", "Vtb",
+		"-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))
+	for _, f := range files {
+		args = append(args, filepath.Join(src, f.Name))
+	}
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, "verilator", args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("cosim: verilator build of %d configurations failed: %w\n%s", len(cfgs), err, tail(out.String(), 60))
+	}
+	m.BuildTime = time.Since(t0)
+	if err := atomicfile.WriteFile(filepath.Join(dir, "stamp"), []byte(stamp)); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func verilatorVersion() string {
+	out, err := exec.Command("verilator", "--version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func tail(s string, lines int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// RunOptions tune a co-simulation run.
+type RunOptions struct {
+	MaxFail int // mismatches printed in full (default 10)
+	Stall   int // out_ready_i low one cycle in Stall (0: never)
+	Gap     int // an idle input cycle after every Gap packets of a lane (0: never)
+	Parts   int // simulator processes run at once, each on a range of the vectors (default 1)
+}
+
+// A Mismatch is one difference the testbench found.
+type Mismatch struct {
+	Index int    // the vector's index in its set
+	What  string // packet, stat, state, extra, extra-stat, deadlock, finish
+	Got   string
+	Want  string
+}
+
+// A CoverBin is one functional-coverage bin: the hop field after the stage,
+// whether the reservoir took the hop, the congested bit, saturation.
+type CoverBin struct {
+	Field                         int
+	Replace, Congested, Saturated bool
+}
+
+// Result is what one simulation run found.
+type Result struct {
+	Simulator  string
+	Vectors    int // packets checked
+	Mismatches int // all mismatches counted; the first ones are in First
+	First      []Mismatch
+	Coverage   map[CoverBin]int
+	Cycles     int64
+	SimTime    time.Duration // the testbench's own timing of its main loop (the longest part's)
+	Wall       time.Duration // the whole run: loading and indexing the file, simulating, reporting
+	Output     string        // anything else the simulator printed (assertion messages)
+}
+
+var (
+	reMismatch = regexp.MustCompile(`^MISMATCH index=(\d+) what=(\S+) got=(\S*) want=(\S*)$`)
+	reCov      = regexp.MustCompile(`^COV field=(\d+) replace=(\d) cong=(\d) sat=(\d) n=(\d+)$`)
+	reResult   = regexp.MustCompile(`^RESULT vectors=(\d+) mismatches=(\d+) cycles=(\d+) seconds=([0-9.]+)$`)
+)
+
+// parseOutput reads the testbench's lines (the same for both simulators).
+func parseOutput(sim string, out []byte) (*Result, error) {
+	r := &Result{Simulator: sim, Coverage: map[CoverBin]int{}}
+	var other strings.Builder
+	done := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if m := reMismatch.FindStringSubmatch(line); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			r.First = append(r.First, Mismatch{Index: i, What: m[2], Got: m[3], Want: m[4]})
+			continue
+		}
+		if m := reCov.FindStringSubmatch(line); m != nil {
+			f, _ := strconv.Atoi(m[1])
+			n, _ := strconv.Atoi(m[5])
+			r.Coverage[CoverBin{f, m[2] == "1", m[3] == "1", m[4] == "1"}] += n
+			continue
+		}
+		if m := reResult.FindStringSubmatch(line); m != nil {
+			r.Vectors, _ = strconv.Atoi(m[1])
+			r.Mismatches, _ = strconv.Atoi(m[2])
+			r.Cycles, _ = strconv.ParseInt(m[3], 10, 64)
+			s, _ := strconv.ParseFloat(m[4], 64)
+			r.SimTime = time.Duration(s * float64(time.Second))
+			done = true
+			continue
+		}
+		other.WriteString(line + "\n")
+	}
+	r.Output = other.String()
+	if !done {
+		return r, fmt.Errorf("cosim: %s testbench ended without a RESULT line:\n%s", sim, tail(r.Output, 40))
+	}
+	return r, nil
+}
+
+// Run co-simulates configuration sel of the build on a binary vector file,
+// in o.Parts processes at once (each a contiguous range of generator chains).
+// A run that finds mismatches returns them in the Result with a nil error;
+// the error is for runs that could not be made.
+func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOptions) (*Result, error) {
+	if sel < 0 || sel >= len(m.Configs) {
+		return nil, fmt.Errorf("cosim: configuration %d outside the build's 0..%d", sel, len(m.Configs)-1)
+	}
+	if o.MaxFail == 0 {
+		o.MaxFail = 10
+	}
+	if o.Parts < 1 {
+		o.Parts = 1
+	}
+	type part struct {
+		r   *Result
+		err error
+	}
+	res := make([]part, o.Parts)
+	done := make(chan int)
+	t0 := time.Now()
+	for k := range o.Parts {
+		go func() {
+			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+maxfail=%d", o.MaxFail),
+				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts)}
+			cmd := exec.CommandContext(ctx, m.Binary, args...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			r, perr := parseOutput("verilator", out.Bytes())
+			if perr != nil && err != nil {
+				perr = fmt.Errorf("%w (exit: %v)", perr, err)
+			}
+			res[k] = part{r, perr}
+			done <- k
+		}()
+	}
+	for range o.Parts {
+		<-done
+	}
+	total := &Result{Simulator: "verilator", Coverage: map[CoverBin]int{}, Wall: time.Since(t0)}
+	for _, p := range res {
+		if p.err != nil {
+			return p.r, p.err
+		}
+		total.Vectors += p.r.Vectors
+		total.Mismatches += p.r.Mismatches
+		total.First = append(total.First, p.r.First...)
+		total.Cycles += p.r.Cycles
+		total.SimTime = max(total.SimTime, p.r.SimTime)
+		total.Output += p.r.Output
+		for b, n := range p.r.Coverage {
+			total.Coverage[b] += n
+		}
+	}
+	sort.SliceStable(total.First, func(i, j int) bool { return total.First[i].Index < total.First[j].Index })
+	if len(total.First) > o.MaxFail {
+		total.First = total.First[:o.MaxFail]
+	}
+	return total, nil
+}

@@ -1,0 +1,429 @@
+// Package vectors generates golden test vectors from the reference model
+// (package refmodel), reproducible byte for byte from a seed:
+//
+//   - switch-stage vectors: one packet through one switch stage (Alg. 8, the
+//     one-reservoir scheme the RTL of package verilog implements): the input
+//     packet, switch ID, output port, congested bit and generator state in; the
+//     output packet, generator state out and what the stage decided. Directed
+//     cases cover every hop count including saturation, every overwrite/keep
+//     decision, congested and not, PSN 0 and its wrap, the largest switch IDs
+//     and ports, and the ideal generator's rejection path; seeded random cases
+//     follow.
+//   - whole-path vectors: a packet from the sender NIC through l switches to
+//     the receiver's decoded sample, for every scheme (full-ID, two-reservoir,
+//     one-reservoir).
+//
+// Every vector comes from refmodel's Stage, Send, Receive; nothing here
+// re-implements the scheme. The formats ($readmemh hex, JSON Lines, a compact
+// binary form for co-simulation, ERF pcap) are documented in format.go and
+// docs/rtl.md.
+package vectors
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+
+	"ibreservoir/header"
+	"ibreservoir/internal/seed"
+	"ibreservoir/refmodel"
+	"ibreservoir/rng"
+)
+
+// MaxPacket is the largest packet (LRH byte 0 through the VCRC) of a
+// switch-stage vector: a global packet's 66 bytes of headers, ICRC and VCRC
+// leave room for 28 bytes of payload (a multiple of 4, so no pad for the
+// largest).
+const MaxPacket = 96
+
+// MaxPayload is the largest payload of a random packet: enough for every
+// pad count and for packets of 4 to 7 words (local) or 9 to 12 (global) on
+// the RTL's 64-bit datapath, so that the VCRC lands in either lane.
+const MaxPayload = 28
+
+// Seed tags (seed.Derive) of the vector generator's own streams.
+const (
+	seedTagChain  uint64 = 0x7665637463686e // random chain k: packets, links, generator
+	seedTagDirect uint64 = 0x7665636469726374
+)
+
+// ChainLen is the number of random vectors that share one port's generator:
+// each chain is one output port (switch, port) seeded afresh, and its vectors
+// are consecutive packets through that port, so the state out of one vector
+// is the state in of the next.
+const ChainLen = 64
+
+// StageConfig says which switch-stage vectors to make.
+type StageConfig struct {
+	// Model is the one-reservoir configuration in BTH Resv6 whose Stage the
+	// vectors record. Its LNH is ignored: vectors hold local (LNH=2) and
+	// global (LNH=3) packets, both through the same stage, as a switch sees
+	// them. Its Seed is ignored; Seed below is the set's seed.
+	Model  refmodel.Config
+	Seed   uint64
+	Random int // seeded random vectors after the directed ones
+}
+
+// A StageVector is one packet through one switch stage.
+type StageVector struct {
+	Index     int
+	Case      string // "random", or the directed case's name
+	Switch    uint16
+	Port      uint8
+	Congested bool
+	// Load says the stage's generator is loaded with StateIn before this
+	// packet; otherwise StateIn is the previous vector's StateOut.
+	Load     bool
+	StateIn  rng.State // nil with sender draws
+	StateOut rng.State
+	In, Out  []byte // the packet before and after the stage, LRH byte 0 through the VCRC
+	Result   refmodel.StageResult
+	FieldIn  uint64 // hop_count or hop_rand before the stage
+	FieldOut uint64 // and after
+}
+
+// LNH returns the packet's LNH (LRH byte 1 bits 1..0).
+func (v *StageVector) LNH() uint8 { return v.In[1] & 3 }
+
+// StageSet is a generated set of switch-stage vectors.
+type StageSet struct {
+	Config    StageConfig
+	Vectors   []StageVector
+	StateBits int // generator state width (0 with sender draws)
+	Directed  int // the first Directed vectors are the directed cases
+	FieldBits int // width of hop_count or hop_rand
+	models    [2]*refmodel.Model
+}
+
+// stageModels validates cfg and returns the models for local and global packets.
+func stageModels(cfg StageConfig) ([2]*refmodel.Model, error) {
+	var ms [2]*refmodel.Model
+	t := cfg.Model.Telemetry
+	if t.Scheme != header.OneReservoir {
+		return ms, fmt.Errorf("switch-stage vectors: scheme %s: the RTL stage is the one-reservoir scheme (Alg. 8); use path vectors for the others", t.Scheme)
+	}
+	for i, lnh := range []uint8{header.LNHLocal, header.LNHGlobal} {
+		mc := cfg.Model
+		mc.LNH = lnh
+		m, err := refmodel.New(mc)
+		if err != nil {
+			return ms, fmt.Errorf("switch-stage vectors: %w", err)
+		}
+		l := m.Layout()
+		if l.FooterBytes != 0 || len(l.Fields) != 3 {
+			return ms, fmt.Errorf("switch-stage vectors: layout %s: the RTL stage keeps its fields in BTH Resv6", l)
+		}
+		for _, f := range l.Fields {
+			for _, s := range f.Segments {
+				if s.Region != header.BTHResv6 {
+					return ms, fmt.Errorf("switch-stage vectors: layout %s puts %s in %s; the RTL stage keeps its fields in BTH Resv6", l, f.Name, s.Region)
+				}
+			}
+		}
+		ms[i] = m
+	}
+	if cfg.Random < 0 {
+		return ms, fmt.Errorf("switch-stage vectors: %d random vectors", cfg.Random)
+	}
+	return ms, nil
+}
+
+// fieldName is the count (or sender-draw) field of the hop reservoir.
+func fieldName(mc refmodel.Config) string {
+	if mc.SenderMode() {
+		return header.FieldHopRand
+	}
+	return header.FieldHopCount
+}
+
+// GenerateStage makes the directed vectors, then cfg.Random seeded random
+// ones, all in memory (for sets of up to a few hundred thousand vectors;
+// StreamStage bounds the memory of larger ones). The result depends on cfg
+// alone.
+func GenerateStage(cfg StageConfig) (*StageSet, error) {
+	set, err := NewStageSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	err = set.Stream(func(vs []StageVector) error {
+		set.Vectors = append(set.Vectors, vs...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// NewStageSet validates cfg and returns an empty set to Stream.
+func NewStageSet(cfg StageConfig) (*StageSet, error) {
+	ms, err := stageModels(cfg)
+	if err != nil {
+		return nil, err
+	}
+	set := &StageSet{Config: cfg, models: ms, FieldBits: ms[0].Layout().Field(fieldName(cfg.Model)).Width()}
+	if !cfg.Model.SenderMode() {
+		g, err := cfg.Model.NewPortGenerator(0, 1)
+		if err != nil {
+			return nil, err
+		}
+		set.StateBits = g.StateBits()
+	}
+	return set, nil
+}
+
+// batchChains is how many random chains are generated in parallel between two
+// in-order deliveries.
+const batchChains = 256
+
+// Stream generates the set's vectors and hands them to emit in order: first
+// the directed cases, then the random chains. Chains are generated in
+// parallel, each from its own derived seed, and delivered in chain order, so
+// what emit sees depends on the configuration alone, whatever GOMAXPROCS is.
+// Vector indices count from 0 across the whole set.
+func (s *StageSet) Stream(emit func([]StageVector) error) error {
+	d := &directed{set: s}
+	if err := d.all(); err != nil {
+		return err
+	}
+	for i := range d.out {
+		d.out[i].Index = i
+	}
+	s.Directed = len(d.out)
+	if err := emit(d.out); err != nil {
+		return err
+	}
+	next := len(d.out)
+	chains := (s.Config.Random + ChainLen - 1) / ChainLen
+	out := make([][]StageVector, batchChains)
+	errs := make([]error, batchChains)
+	for b := 0; b < chains; b += batchChains {
+		n := min(batchChains, chains-b)
+		parallel(n, func(i int) {
+			k := b + i
+			out[i], errs[i] = s.randomChain(k, min(ChainLen, s.Config.Random-k*ChainLen))
+		})
+		for i := range n {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			for j := range out[i] {
+				out[i][j].Index = next
+				next++
+			}
+			if err := emit(out[i]); err != nil {
+				return err
+			}
+			out[i] = nil
+		}
+	}
+	return nil
+}
+
+// parallel runs f(0..n-1) over GOMAXPROCS workers. Callers write results by
+// index, so the order of completion never reaches an output.
+func parallel(n int, f func(k int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= n {
+					return
+				}
+				f(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// packetSpec is what varies between the packets of the vectors.
+type packetSpec struct {
+	lnh           uint8
+	slid, dlid    uint16
+	destQP, psn   uint32
+	fecn, becn    bool
+	resv6         uint8 // the whole Resv6 field, telemetry and any bit it leaves free
+	payload       int
+	vl, sl, pkey  uint16
+	opcode        uint8
+	payloadByte   byte
+	flowLabel     uint32
+	tclass, hoplm uint8
+}
+
+// build returns the packet's wire bytes with correct ICRC and VCRC.
+func (p packetSpec) build(dst []byte) ([]byte, error) {
+	var h header.Headers
+	h.LRH = header.LRH{VL: uint8(p.vl), SL: uint8(p.sl), LNH: p.lnh, DLID: p.dlid, SLID: p.slid}
+	if p.lnh == header.LNHGlobal {
+		h.GRH = header.GRH{IPVer: header.IPVer6, TClass: p.tclass, FlowLabel: p.flowLabel, NxtHdr: header.NxtHdrBTH, HopLmt: p.hoplm}
+		for i := range h.GRH.SGID {
+			h.GRH.SGID[i] = byte(0xFE ^ i)
+			h.GRH.DGID[i] = byte(p.slid) + byte(i)
+		}
+	}
+	h.BTH = header.BTH{OpCode: p.opcode, PKey: p.pkey, FECN: p.fecn, BECN: p.becn, Resv6: p.resv6, DestQP: p.destQP, PSN: p.psn}
+	var data [MaxPacket]byte
+	for i := range p.payload {
+		data[i] = p.payloadByte + byte(i*37)
+	}
+	return header.AppendBuild(dst, h, data[:p.payload], 0)
+}
+
+// fieldShift returns the bit position of the hop group's field (count or
+// rand) within Resv6, and the positions of hop_bit and cong_bit.
+func fieldBits(w int) (count uint8, hop, cong uint) {
+	return uint8(1)<<w - 1, uint(w + 1), uint(w)
+}
+
+// stage runs the model's Stage on a copy of in and records the vector.
+func (s *StageSet) stage(name string, in []byte, sw uint16, port uint8, cong bool, g rng.Generator, load bool) (StageVector, error) {
+	m := s.models[0]
+	if in[1]&3 == header.LNHGlobal {
+		m = s.models[1]
+	}
+	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in}
+	v.Out = append([]byte(nil), in...)
+	if g != nil {
+		v.StateIn = g.State()
+	}
+	fn := fieldName(s.Config.Model)
+	fr, err := header.FrameOf(in)
+	if err != nil {
+		return v, err
+	}
+	v.FieldIn, err = m.Layout().Get(in, fr, fn)
+	if err != nil {
+		return v, err
+	}
+	v.Result, err = m.Stage(v.Out, sw, port, cong, g)
+	if err != nil {
+		return v, fmt.Errorf("vector %q: %w", name, err)
+	}
+	v.FieldOut, _ = m.Layout().Get(v.Out, fr, fn)
+	if g != nil {
+		v.StateOut = g.State()
+	}
+	return v, nil
+}
+
+// randomPacket draws a packet of either LNH with a random, well-formed
+// incoming telemetry field.
+func (s *StageSet) randomPacket(r *rng.Ideal, lnh uint8) packetSpec {
+	u := func(n uint32) uint32 { return r.Next() % n }
+	p := packetSpec{
+		lnh: lnh, slid: uint16(r.Next()), dlid: uint16(r.Next()), destQP: u(1 << 24), psn: u(1 << 24),
+		fecn: u(2) == 1, becn: u(2) == 1, resv6: uint8(u(64)),
+		vl: uint16(u(16)), sl: uint16(u(16)), pkey: uint16(r.Next()), opcode: uint8(r.Next()),
+		payloadByte: byte(r.Next()), flowLabel: u(1 << 20), tclass: uint8(r.Next()), hoplm: uint8(r.Next()),
+	}
+	p.payload = int(u(MaxPayload + 1))
+	if s.Config.Model.SenderMode() && p.resv6&(1<<s.FieldBits-1) == 0 {
+		p.resv6 |= 1 // a sender-draw field is never 0 (the sentinel)
+	}
+	return p
+}
+
+// randomChain makes chain k: n consecutive packets through one port.
+func (s *StageSet) randomChain(k, n int) ([]StageVector, error) {
+	r := rng.NewIdeal(seed.Derive(s.Config.Seed, seedTagChain, uint64(k)), 1<<16)
+	mc := s.Config.Model
+	sw := uint16(r.Next() % uint32(mc.MaxSwitch+1))
+	port := uint8(1 + r.Next()%uint32(mc.MaxPort))
+	var g rng.Generator
+	if !mc.SenderMode() {
+		pc := mc
+		pc.Seed = seed.Derive(s.Config.Seed, seedTagChain, uint64(k), 1)
+		var err error
+		if g, err = pc.NewPortGenerator(sw, port); err != nil {
+			return nil, err
+		}
+	}
+	vs := make([]StageVector, 0, n)
+	buf := make([]byte, 0, n*MaxPacket)
+	for i := range n {
+		lnh := uint8(header.LNHLocal)
+		if r.Next()%4 == 0 {
+			lnh = header.LNHGlobal
+		}
+		p := s.randomPacket(r, lnh)
+		start := len(buf)
+		var err error
+		buf, err = p.build(buf)
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.stage("random", buf[start:len(buf):len(buf)], sw, port, r.Next()%2 == 1, g, i == 0)
+		if err != nil {
+			return nil, fmt.Errorf("random chain %d: %w", k, err)
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+// Diffs lists the bytes in which Out differs from In: the telemetry byte and
+// the VCRC, never anything the ICRC covers.
+func (v *StageVector) Diffs() []Diff {
+	var d []Diff
+	for i := range v.In {
+		if v.In[i] != v.Out[i] {
+			d = append(d, Diff{Offset: i, Value: v.Out[i]})
+		}
+	}
+	return d
+}
+
+// A Diff is one output byte that differs from the input.
+type Diff struct {
+	Offset int
+	Value  byte
+}
+
+// checkInvariant verifies that a vector changed only BTH byte 4 and the VCRC.
+func (v *StageVector) checkInvariant() error {
+	fr, err := header.FrameOf(v.In)
+	if err != nil {
+		return err
+	}
+	for _, d := range v.Diffs() {
+		if d.Offset != fr.BTH+header.BTHPosFECN && d.Offset != fr.PktLen && d.Offset != fr.PktLen+1 {
+			return fmt.Errorf("vector %d (%s): byte %d changed (%#02x -> %#02x); only BTH byte 4 and the VCRC may", v.Index, v.Case, d.Offset, v.In[d.Offset], v.Out[d.Offset])
+		}
+	}
+	if !bytes.Equal(v.In[:fr.BTH+header.BTHPosFECN], v.Out[:fr.BTH+header.BTHPosFECN]) {
+		return fmt.Errorf("vector %d: header changed", v.Index)
+	}
+	return nil
+}
+
+// idealStateFor returns an ideal-generator state whose next 32-bit output is
+// r, and whose next `repeat` outputs are all r (repeat 1..3), with the other
+// words drawn from src. xoshiro128**'s output rotl(s1*5, 7)*9 depends on s1
+// alone, and 5 and 9 are invertible mod 2^32, so s1 = rotr(r*9^-1, 7)*5^-1.
+// A step leaves s1' = s1^s2^s0, so s2 = s0 repeats r once more; and s3 =
+// s0^s1 makes s1” = s1 too (checked by the caller against rng.Ideal).
+func idealStateFor(r uint32, repeat int, src *rng.Ideal) rng.State {
+	const inv5, inv9 = 0xCCCCCCCD, 0x38E38E39
+	s1 := bits.RotateLeft32(r*inv9, -7) * inv5
+	s0, s2, s3 := src.Next()|1, src.Next(), src.Next()
+	if repeat >= 2 {
+		s2 = s0
+	}
+	if repeat >= 3 {
+		s3 = s0 ^ s1 ^ s1<<9
+	}
+	return rng.State{uint64(s0) | uint64(s1)<<32, uint64(s2) | uint64(s3)<<32}
+}
