@@ -126,6 +126,10 @@ type kstate struct {
 	out              [16]uint32
 }
 
+// kstatePool recycles kernel state blocks across calls (the kernels take
+// them through a func value, so a local one would escape on every call).
+var kstatePool = sync.Pool{New: func() any { return new(kstate) }}
+
 // fill sets st up for S lanes starting at x0: lane k holds p(x0+k) and
 // D(x0+k) for f (and g), and the constants E and Mask.
 func (st *kstate) fill(f, g Form, x0 uint32, s uint32) {
@@ -190,7 +194,8 @@ func sweep(ks *kernelSet, f, g Form, pair bool, lo, hi uint64, workers int) uint
 	var next atomic.Uint64
 	work := func() {
 		var n uint64
-		st := new(kstate)
+		st := kstatePool.Get().(*kstate)
+		defer kstatePool.Put(st)
 		for {
 			c := next.Add(1) - 1
 			if c >= nChunks {
