@@ -64,7 +64,7 @@ type Diagnosis struct {
 //
 // The overall cause is the pattern if any root is an endpoint, else the cause
 // of the most roots.
-func diagnose(t *topo.Topology, r *Result, i int) Diagnosis {
+func diagnose(t *topo.Topology, r *Result, i int, util func(topo.Link) float64) Diagnosis {
 	dg := Diagnosis{Scheme: r.Schemes[i].Name}
 	congested := map[topo.Link]*LinkResult{}
 	reported := map[topo.Link]bool{}
@@ -84,10 +84,10 @@ func diagnose(t *topo.Topology, r *Result, i int) Diagnosis {
 			continue
 		}
 		peer := t.Peer(lk)
-		root := Root{Switch: l.Switch, Port: l.Port, Node: -1, Fraction: l.Estimates[i].Fraction, W: l.Estimates[i].W,
-			Utilization: l.Estimates[i].Utilization, XmitWaitPS: l.XmitWaitPS}
+		root := Root{Switch: l.Switch, Port: l.Port, Node: -1, Fraction: l.Estimates[i].Fraction, W: l.Estimates[i].W, XmitWaitPS: l.XmitWaitPS}
 		if peer.Kind == topo.ToNode {
 			root.Endpoint, root.Node, root.Cause = true, peer.Peer, CausePattern
+			root.Utilization = util(lk)
 		} else {
 			// The root of a congestion tree forwards its traffic onward
 			// without congestion: some onward link of the next switch
@@ -112,6 +112,7 @@ func diagnose(t *topo.Topology, r *Result, i int) Diagnosis {
 			if onward || !seen {
 				continue
 			}
+			root.Utilization = util(lk)
 			switch {
 			case root.Utilization >= SaturatedUtilization:
 				root.Cause = CauseMapping

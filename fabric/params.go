@@ -70,6 +70,10 @@ type Params struct {
 	P float64
 	// Seed is the run seed every random choice of the fabric derives from.
 	Seed uint64
+	// Perspective, when 0 or more, decodes only the packets of that
+	// application (Workload.Apps), as a user without the network
+	// administrator's view would (section 4.4, Fig. 4.16); -1 decodes all.
+	Perspective int
 }
 
 // DefaultParams are EDR-like: 100 Gb/s links, a 4 KB MTU, 20 ns links, 90 ns
@@ -91,6 +95,7 @@ func DefaultParams() Params {
 		Schemes:         DefaultSchemes(1),
 		P:               refmodel.DefaultP,
 		Seed:            1,
+		Perspective:     -1,
 	}
 }
 

@@ -81,14 +81,19 @@ type SchemeSummary struct {
 
 // LinkResult is one link's truth and estimates.
 type LinkResult struct {
-	Switch    uint16  `json:"switch"`
-	Port      uint8   `json:"port"`
-	Level     int     `json:"level"`
-	Dir       string  `json:"dir"` // up, down, or node (to an HCA)
+	Switch uint16 `json:"switch"`
+	Port   uint8  `json:"port"`
+	Level  int    `json:"level"`
+	Dir    string `json:"dir"` // up, down, or node (to an HCA)
+	// Packets and Congested are the ground truth the estimates estimate:
+	// the perspective application's packets, or all of them.
 	Packets   int64   `json:"packets"`
 	Congested int64   `json:"congested"`
 	Fraction  float64 `json:"fraction"`
-	Bytes     int64   `json:"bytes"`
+	// AllPackets, AllCongested and Bytes count every application's packets.
+	AllPackets   int64 `json:"all_packets"`
+	AllCongested int64 `json:"all_congested"`
+	Bytes        int64 `json:"bytes"`
 	// Utilization is the true fraction of line rate while the link carried
 	// traffic (first to last packet).
 	Utilization float64          `json:"utilization"`
@@ -105,10 +110,6 @@ type SchemeEstimate struct {
 	Reported bool    `json:"reported"`
 	Fraction float64 `json:"fraction"`
 	Var      float64 `json:"var"` // analytic variance of W
-	// Utilization estimated from the counts and the receivers' arrival
-	// times (section 4.2: "Using packet arrival time as an estimate for the
-	// time that the packet crossed link C").
-	Utilization float64 `json:"utilization"`
 }
 
 // CounterSummary is what the port counters show (Alali et al.'s method:
@@ -232,6 +233,9 @@ func (s *Sim) groupSamples() [][]int {
 	var keys []uint64
 	var groups [][]int
 	for i := range s.samples {
+		if s.p.Perspective >= 0 && int(s.samples[i].app) != s.p.Perspective {
+			continue
+		}
 		k := key(i)
 		g, ok := at[k]
 		if !ok {
@@ -315,16 +319,17 @@ func (s *Sim) result() (*Result, error) {
 	}
 	for li, l := range s.links {
 		lt := &s.truth[li]
-		any := lt.packets > 0
+		keep := lt.packets > 0
 		for _, d := range decs {
-			any = any || d.q[li] > 0 || d.w[li] != 0
+			keep = keep || d.q[li] > 0 || d.w[li] != 0
 		}
-		if !any {
+		if !keep {
 			continue
 		}
 		sw := &s.t.Switches[l.Switch]
 		pt := sw.Ports[l.Port-1]
-		lr := LinkResult{Switch: l.Switch, Port: l.Port, Level: sw.Level, Packets: lt.packets, Congested: lt.congested, Bytes: lt.bytes, MaxFITF: maxFITF[li]}
+		lr := LinkResult{Switch: l.Switch, Port: l.Port, Level: sw.Level, Packets: lt.seen, Congested: lt.seenCong,
+			AllPackets: lt.packets, AllCongested: lt.congested, Bytes: lt.bytes, MaxFITF: maxFITF[li]}
 		switch {
 		case pt.Kind == topo.ToNode:
 			lr.Dir = "node"
@@ -333,8 +338,10 @@ func (s *Sim) result() (*Result, error) {
 		default:
 			lr.Dir = "down"
 		}
+		if lt.seen > 0 {
+			lr.Fraction = float64(lt.seenCong) / float64(lt.seen)
+		}
 		if lt.packets > 0 {
-			lr.Fraction = float64(lt.congested) / float64(lt.packets)
 			if span := lt.last - lt.first + p.serialize(int(lt.bytes/lt.packets)); span > 0 {
 				lr.Utilization = float64(lt.bytes) * 8000 / float64(p.LinkGbps) / float64(span)
 			}
@@ -347,10 +354,6 @@ func (s *Sim) result() (*Result, error) {
 			e := SchemeEstimate{W: d.w[li], C: d.c[li], Q: d.q[li], Reported: d.reported[li], Var: s.variance(i, li, d)}
 			if e.Reported {
 				e.Fraction = refmodel.CongestedFraction(e.W, e.C)
-				if d.last[li] > d.first[li] && d.cnt[li] > 0 {
-					mean := float64(d.bytes[li]) / float64(d.cnt[li])
-					e.Utilization = float64(e.W) * mean * 8000 / float64(p.LinkGbps) / float64(d.last[li]-d.first[li])
-				}
 			}
 			lr.Estimates = append(lr.Estimates, e)
 		}
@@ -360,7 +363,7 @@ func (s *Sim) result() (*Result, error) {
 		r.Schemes = append(r.Schemes, summarize(m, i, r.Links))
 	}
 	for i := range s.models {
-		r.Diagnoses = append(r.Diagnoses, diagnose(s.t, r, i))
+		r.Diagnoses = append(r.Diagnoses, diagnose(s.t, r, i, func(l topo.Link) float64 { return s.rootUtilization(i, groups, l) }))
 	}
 	return r, nil
 }

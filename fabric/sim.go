@@ -17,6 +17,7 @@ import (
 type packet struct {
 	bufs      [][]byte
 	size      int   // bytes on the wire: credits and serialization
+	payload   int32 // payload bytes (Message.After counts them)
 	src       int32 // node
 	dst       int32
 	pathLen   int8
@@ -25,6 +26,7 @@ type packet struct {
 	tailAt    int64 // when its tail is in the current input buffer
 	inPort    uint8 // input port at the current switch
 	congested uint8 // hops at which it found its port congested
+	app       uint8
 }
 
 // pktQueue is a FIFO of packets.
@@ -88,7 +90,9 @@ type nicState struct {
 	sent      int // packets of it sent
 	credits   int
 	busyUntil int64
-	pending   bool // an evNICTry is scheduled
+	pending   bool  // an evNICTry is scheduled
+	waiting   bool  // the next message waits for bytes to arrive (Message.After)
+	received  int64 // payload bytes received
 	senders   []rng.Generator
 }
 
@@ -111,14 +115,15 @@ type Sim struct {
 
 	psn map[uint64]uint32
 
-	links   []topo.Link
-	truth   []linkTruth
-	samples []sample
-	reads   []refmodel.Sample // len(models) per sample
-	recvd   int64
-	total   int64 // packets the workload needs
-	events  int64
-	hdrs    header.Headers
+	links      []topo.Link
+	truth      []linkTruth
+	samples    []sample
+	reads      []refmodel.Sample // len(models) per sample
+	recvd      int64
+	lastArrive int64
+	total      int64 // packets the workload needs
+	events     int64
+	hdrs       header.Headers
 
 	counters []counterRead
 	err      error
@@ -241,6 +246,9 @@ func (s *Sim) Run(ctx context.Context) (*Result, error) {
 	s.schedule(s.p.CounterInterval, evCounter, 0, 0, nil)
 	for len(s.ev) > 0 && s.err == nil {
 		e := s.ev.pop()
+		if e.kind == evCounter && s.recvd == s.total {
+			continue
+		}
 		s.now = e.t
 		s.events++
 		if s.events&0xFFFF == 0 {
@@ -286,6 +294,7 @@ func (s *Sim) Run(ctx context.Context) (*Result, error) {
 	if s.recvd != s.total {
 		return nil, fmt.Errorf("fabric: the run stopped with %d of %d packets delivered (a flow-control deadlock?)", s.recvd, s.total)
 	}
+	s.now = s.lastArrive
 	s.readCounters()
 	return s.result()
 }

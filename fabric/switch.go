@@ -53,6 +53,10 @@ func (s *Sim) nicTry(n int) {
 		return
 	}
 	m := &nc.msgs[nc.next]
+	if nc.received < m.After {
+		nc.waiting = true // nicArrive will call again
+		return
+	}
 	if s.now < m.Start {
 		nc.pending = true
 		s.schedule(m.Start, evNICTry, int32(n), 0, nil)
@@ -146,10 +150,12 @@ func (s *Sim) build(p *packet, n int, m *Message, payload int, nc *nicState) err
 		p.bufs[i] = b
 	}
 	p.size = s.wireSize(payload)
+	p.payload = int32(payload)
 	p.src, p.dst = int32(n), int32(m.Dst)
 	p.pathLen = int8(s.t.PathLen(n, m.Dst))
 	p.hop = 0
 	p.congested = 0
+	p.app = m.App
 	return nil
 }
 
@@ -266,7 +272,7 @@ func (s *Sim) enqueue(sw uint16, out uint8, p *packet) {
 			return
 		}
 	}
-	s.truth[o.link].add(p, c, s.now)
+	s.truth[o.link].add(p, c, s.now, s.p.Perspective)
 	p.hop++
 	if c {
 		p.congested++
@@ -351,8 +357,15 @@ func (s *Sim) nicArrive(p *packet) {
 		}
 		s.reads = append(s.reads, r)
 	}
-	s.samples = append(s.samples, sample{src: p.src, dst: p.dst, at: s.now, pathLen: p.pathLen, size: int32(p.size)})
+	s.samples = append(s.samples, sample{src: p.src, dst: p.dst, at: s.now, pathLen: p.pathLen, size: int32(p.size), app: p.app})
 	s.recvd++
+	s.lastArrive = s.now
+	nc := &s.nic[dst]
+	nc.received += int64(p.payload)
+	if nc.waiting {
+		nc.waiting = false
+		s.kickNIC(dst)
+	}
 	leaf, port := s.t.LeafOf(dst)
 	s.scheduleCredit(s.now+s.p.LinkLatency, evCredit, int32(leaf), int32(port), p.size)
 	s.free = append(s.free, p)

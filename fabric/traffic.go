@@ -23,6 +23,10 @@ type Message struct {
 	Dst   int
 	Bytes int
 	Start int64 // picoseconds
+	// After is the payload bytes the sending node must have received before
+	// this message starts: MPI's exchange semantics (a rank moves to its next
+	// neighbour once this phase's message has arrived).
+	After int64
 	App   uint8 // which application sent it (Workload.Apps)
 	Phase uint8 // the pattern's phase (the stencil's +x, -x, +y, -y)
 }
@@ -207,15 +211,20 @@ func (s Stencil2D) Build(t *topo.Topology) (*Workload, error) {
 	w := newWorkload(name, t.Nodes())
 	w.Phases = []string{"+x", "-x", "+y", "-y"}
 	dirs := [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}
+	in := func(x, y int) bool { return x >= 0 && y >= 0 && x < s.X && y < s.Y }
 	for y := range s.Y {
 		for x := range s.X {
 			src := s.Node(x, y)
+			// A rank starts phase k once it has received phases 0..k-1
+			// (from the neighbour in the opposite direction, if any).
+			var after int64
 			for ph, d := range dirs {
-				nx, ny := x+d[0], y+d[1]
-				if nx < 0 || ny < 0 || nx >= s.X || ny >= s.Y {
-					continue
+				if nx, ny := x+d[0], y+d[1]; in(nx, ny) {
+					w.PerNode[src] = append(w.PerNode[src], Message{Dst: s.Node(nx, ny), Bytes: s.Bytes, Phase: uint8(ph), After: after})
 				}
-				w.PerNode[src] = append(w.PerNode[src], Message{Dst: s.Node(nx, ny), Bytes: s.Bytes, Phase: uint8(ph)})
+				if in(x-d[0], y-d[1]) {
+					after += int64(s.Bytes)
+				}
 			}
 		}
 	}
@@ -223,9 +232,11 @@ func (s Stencil2D) Build(t *topo.Topology) (*Workload, error) {
 }
 
 // PrimaryNode is section 4.4's node split: node i runs the primary application
-// when i+1 has an even number of 1 bits, the background traffic otherwise
-// (2172 of the tapered tree's 4608 nodes are primary).
-func PrimaryNode(i int) bool { return bits.OnesCount(uint(i+1))%2 == 0 }
+// when (i+1)^2 has an even number of 1 bits in binary, the background traffic
+// otherwise. The thesis's text reads "(i + 1)2"; the square is what gives its
+// count, 2172 of the tapered tree's 4608 nodes (the parity of i+1 itself
+// would give 2304).
+func PrimaryNode(i int) bool { return bits.OnesCount64(uint64(i+1)*uint64(i+1))%2 == 0 }
 
 // RingWithBackground is section 4.4's experiment: the primary application's
 // ranks (PrimaryNode) in a ring, rank i sending Rounds messages of Bytes to

@@ -12,20 +12,28 @@ type linkTruth struct {
 	bytes     int64
 	first     int64 // time of the first packet, ps
 	last      int64
-	byLen     [maxPathLen + 1]int64 // packets by their path length
-	congByLen [maxPathLen + 1]int64
+	// What is estimated: the packets of the perspective's application
+	// (Params.Perspective), or all packets.
+	seen     int64
+	seenCong int64
+	byLen    [maxPathLen + 1]int64 // seen packets by their path length
 }
 
-func (lt *linkTruth) add(p *packet, congested bool, now int64) {
+func (lt *linkTruth) add(p *packet, congested bool, now int64, perspective int) {
 	if lt.packets == 0 {
 		lt.first = now
 	}
 	lt.last = now
 	lt.packets++
-	lt.byLen[p.pathLen]++
 	if congested {
 		lt.congested++
-		lt.congByLen[p.pathLen]++
+	}
+	if perspective < 0 || int(p.app) == perspective {
+		lt.seen++
+		lt.byLen[p.pathLen]++
+		if congested {
+			lt.seenCong++
+		}
 	}
 }
 
@@ -35,6 +43,7 @@ type sample struct {
 	at       int64
 	pathLen  int8
 	size     int32
+	app      uint8
 }
 
 // counterRead is one read of every port's PortXmitWait.
