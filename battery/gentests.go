@@ -154,11 +154,11 @@ func (b *Battery) planP0(gs GeneratorSpec, subj Subject, l int) {
 	t.final = func(a Acc) Result {
 		var p *big.Rat
 		var how []string
-		if a.Counts[0] == 1 {
+		if a.Counts[0] == 1 && a.Counts[2] > 0 {
 			p = new(big.Rat).SetFrac(new(big.Int).SetUint64(a.Counts[1]), new(big.Int).SetUint64(a.Counts[2]))
 			how = append(how, "closed form "+p.RatString())
 		}
-		if a.Counts[3] == 1 {
+		if a.Counts[3] == 1 && a.Counts[5] > 0 {
 			e := new(big.Rat).SetFrac(new(big.Int).SetUint64(a.Counts[4]), new(big.Int).SetUint64(a.Counts[5]))
 			how = append(how, fmt.Sprintf("enumerated %d zeros in a period of %d draws = %s", a.Counts[4], a.Counts[5], e.RatString()))
 			if p != nil && p.Cmp(e) != 0 {

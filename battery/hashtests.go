@@ -564,6 +564,9 @@ func (b *Battery) planHashOnly(h Hash) {
 			}
 		}
 		t.final = func(a Acc) Result {
+			if len(a.Top) == 0 || a.Counts[0] == 0 {
+				return Result{Verdict: Invalid, Statistic: "max |z|", Value: Float(math.NaN()), Detail: "no pairs were compared"}
+			}
 			w := a.Top[0]
 			p := sidak(binomialTwoSided(w.Count, n, 0.5), int(a.Counts[0]))
 			over := "d"

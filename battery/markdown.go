@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -80,7 +79,7 @@ func (r *Report) WriteMarkdown(dir string) error {
 	// p-values.
 	var ps plotter.Values
 	for _, x := range r.Results {
-		if p := float64(x.P); !math.IsNaN(p) {
+		if p := float64(x.P); p >= 0 && p <= 1 {
 			ps = append(ps, p)
 		}
 	}
