@@ -459,3 +459,23 @@ func (s *Sim) counterStats() (maxFITF []float64, stalled, obs int) {
 	}
 	return maxFITF, stalled, obs
 }
+
+// Fractions returns the congested fraction of each link as scheme i reports
+// it (reported links only), or, for i < 0, the ground truth (links that
+// carried packets); for cfplot.
+func (r *Result) Fractions(i int) func(topo.Link) (float64, bool) {
+	m := make(map[topo.Link]float64, len(r.Links))
+	for _, l := range r.Links {
+		k := topo.Link{Switch: l.Switch, Port: l.Port}
+		switch {
+		case i < 0 && l.Packets > 0:
+			m[k] = l.Fraction
+		case i >= 0 && l.Estimates[i].Reported:
+			m[k] = l.Estimates[i].Fraction
+		}
+	}
+	return func(l topo.Link) (float64, bool) { f, ok := m[l]; return f, ok }
+}
+
+// Tree returns the tree the run used.
+func (r *Result) Tree() *topo.Topology { return r.topo }
