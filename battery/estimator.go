@@ -162,7 +162,7 @@ func (b *Battery) planEstimator(gs GeneratorSpec, w int, scenario string) {
 					Detail: fmt.Sprintf("%d packets arrived with a hop bit that is not the held hop's H(id, d)", a.Counts[l+1])}
 			}
 			if r.Verdict != Invalid {
-				r.Statistic = fmt.Sprintf("chi2(%d)", l)
+				r.Statistic = strings.TrimPrefix(r.Statistic, "max ")
 				var ps []string
 				for _, p := range sel.P {
 					ps = append(ps, p.RatString())
