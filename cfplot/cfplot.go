@@ -106,7 +106,7 @@ func layout(t *topo.Topology, maxLeaves int) geometry {
 			g.y[id] = g.nodeTop + 6*vg.Millimeter + vg.Length(l)*rowGap
 		}
 	}
-	g.height = g.nodeTop + 6*vg.Millimeter + vg.Length(t.Levels-1)*rowGap + margin + 2*titleSize
+	g.height = g.nodeTop + 6*vg.Millimeter + vg.Length(t.Levels-1)*rowGap + margin + 3*titleSize
 	g.cropW = 2*margin + g.width
 	if maxLeaves > 0 && maxLeaves < nl {
 		g.cropW = 2*margin + vg.Length(maxLeaves)*leafGap
@@ -230,7 +230,9 @@ func Draw(c vg.Canvas, t *topo.Topology, f Fractions, o Options) {
 	if o.Title != "" {
 		ts := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler}
 		ts.Font.Size = titleSize
-		dc.FillText(ts, vg.Point{X: margin, Y: g.height - margin/2 - titleSize}, o.Title)
+		for i, line := range strings.Split(o.Title, "\n") {
+			dc.FillText(ts, vg.Point{X: margin / 2, Y: g.height - margin/2 - vg.Length(i+1)*titleSize*1.2}, line)
+		}
 	}
 }
 

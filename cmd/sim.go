@@ -228,10 +228,10 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 		}
 		for _, v := range views {
 			for _, d := range []cfplot.Direction{cfplot.Up, cfplot.Down, cfplot.Both} {
-				title := fmt.Sprintf("%s, %s: congested fraction, %s (%s direction)", o.Preset, tp.Name, v.name, d)
+				title := fmt.Sprintf("%s on %s\ncongested fraction: %s\n%s direction", o.Preset, tp.Name, v.name, d)
 				for _, ext := range []string{".svg", ".png"} {
 					path := filepath.Join(out, v.name+"-"+d.String()+ext)
-					if err := cfplot.Write(path, tp, r.Fractions(v.i), cfplot.Options{Title: title, Direction: d, MaxLeaves: o.Crop}); err != nil {
+					if err := cfplot.Write(path, tp, r.Fractions(v.i), cfplot.Options{Title: title, Direction: d, MaxLeaves: o.Crop, PNGDPI: 150}); err != nil {
 						return err
 					}
 				}
