@@ -27,19 +27,22 @@ import (
 // fabric), with results as JSON and congested-fraction plots (package cfplot).
 
 type simOptions struct {
-	Preset      string
-	Topology    string // overrides the preset's tree
-	Out         string
-	Seed        uint64
-	MTU         int // 0: the preset's
-	Congestion  string
-	Schemes     string
-	Perspective int // -2: the preset's; -1: every packet; >= 0 an application
-	P           float64
-	Crop        int // plot the left-most leaves
-	Plots       bool
-	Progress    bool
-	List        bool
+	Preset       string
+	Topology     string // overrides the preset's tree
+	Out          string
+	Seed         uint64
+	MTU          int // 0: the preset's
+	Congestion   string
+	Schemes      string
+	Perspective  int // -2: the preset's; -1: every packet; >= 0 an application
+	P            float64
+	InputBuffer  int // 0: the default
+	OutputBuffer int
+	HCABuffer    int
+	Crop         int // plot the left-most leaves
+	Plots        bool
+	Progress     bool
+	List         bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -74,6 +77,9 @@ The run is reproducible from --seed, byte for byte. --list shows the presets.`,
 	f.StringVar(&o.Schemes, "schemes", o.Schemes, "comma-separated schemes: "+strings.Join(schemeNames(), ", "))
 	f.IntVar(&o.Perspective, "perspective", o.Perspective, "decode only this application's packets (0, 1, ...), or -1 for every packet (default: the preset's)")
 	f.Float64Var(&o.P, "p", o.P, "confidence of the false-positive threshold (section 5.3)")
+	f.IntVar(&o.InputBuffer, "input-buffer", 0, "bytes of buffer per switch input port, the credits upstream sees (default 32768)")
+	f.IntVar(&o.OutputBuffer, "output-buffer", 0, "bytes per switch output queue (default 131072)")
+	f.IntVar(&o.HCABuffer, "hca-buffer", 0, "bytes of receive buffer per HCA, the credits of the leaf's port to it (default 65536)")
 	f.IntVar(&o.Crop, "crop", o.Crop, "plot only the left-most N leaves (0: all)")
 	f.BoolVar(&o.Plots, "plots", o.Plots, "write the congested-fraction plots")
 	f.BoolVar(&o.Progress, "progress", o.Progress, "show a progress bar on stderr")
@@ -166,6 +172,11 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 	}
 	if o.Perspective != -2 {
 		p.Perspective = o.Perspective
+	}
+	for _, b := range []struct{ flag, dst *int }{{&o.InputBuffer, &p.InputBuffer}, {&o.OutputBuffer, &p.OutputBuffer}, {&o.HCABuffer, &p.NICBuffer}} {
+		if *b.flag != 0 {
+			*b.dst = *b.flag
+		}
 	}
 	p.P = o.P
 	if p.Congestion, err = congestion.ParseDefinition(o.Congestion); err != nil {

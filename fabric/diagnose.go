@@ -62,8 +62,8 @@ type Diagnosis struct {
 //     own estimate must be congested by traffic the estimate does not see
 //     (Theorem 4.2): background traffic.
 //
-// The overall cause is the pattern if any root is an endpoint, else the cause
-// of the most roots.
+// The overall cause is the one whose roots carry the most estimated
+// congested packets.
 func diagnose(t *topo.Topology, r *Result, i int, util func(topo.Link) float64) Diagnosis {
 	dg := Diagnosis{Scheme: r.Schemes[i].Name}
 	congested := map[topo.Link]*LinkResult{}
@@ -132,39 +132,43 @@ func diagnose(t *topo.Topology, r *Result, i int, util func(topo.Link) float64) 
 		dg.Reason = "no link has an estimated congested fraction of 0.5 or more"
 		return dg
 	}
+	// Each cause is weighed by the congested packets its roots carry (W
+	// times the congested fraction), so a handful of lightly used roots
+	// (a congestion tree's victims, or noise) do not outvote the root that
+	// carries the congestion.
+	weight := map[string]float64{}
 	votes := map[string]int{}
-	endpoints := 0
 	var rootWait, stalledRoots int64
 	for _, rt := range dg.Roots {
 		votes[rt.Cause]++
-		if rt.Endpoint {
-			endpoints++
-		}
+		weight[rt.Cause] += max(float64(rt.W)*rt.Fraction, 0)
 		rootWait += rt.XmitWaitPS
 		if rt.XmitWaitPS > 0 {
 			stalledRoots++
 		}
 	}
-	switch {
-	case endpoints > 0:
-		dg.Cause = CausePattern
-		dg.Reason = fmt.Sprintf("%d of %d congestion roots are compute nodes (endpoint congestion, Definition 4.1), which no mapping can remove (Theorem 4.1)", endpoints, len(dg.Roots))
+	var total float64
+	best := CauseUnknown
+	for _, c := range []string{CausePattern, CauseMapping, CauseBackground, CauseUnknown} {
+		total += weight[c]
+		if weight[c] > weight[best] {
+			best = c
+		}
+	}
+	dg.Cause = best
+	share := 0.0
+	if total > 0 {
+		share = weight[best] / total
+	}
+	switch best {
+	case CausePattern:
+		dg.Reason = fmt.Sprintf("%d of %d congestion roots, with %.0f%% of the roots' congested packets, are compute nodes (endpoint congestion, Definition 4.1), which no mapping can remove (Theorem 4.1)", votes[best], len(dg.Roots), 100*share)
+	case CauseMapping:
+		dg.Reason = fmt.Sprintf("%d of %d roots, with %.0f%% of the roots' congested packets, are inside the network on links the application saturates (at least %.0f%% of line rate): the traffic needs more bandwidth between switches than the tree has there, which a mapping with more locality relieves (section 4.2)", votes[best], len(dg.Roots), 100*share, 100*SaturatedUtilization)
+	case CauseBackground:
+		dg.Reason = fmt.Sprintf("%d of %d roots, with %.0f%% of the roots' congested packets, are inside the network on links the application uses at under %.0f%% of line rate: by Theorem 4.2 a congested root link is fully utilized, so traffic the application does not see shares it", votes[best], len(dg.Roots), 100*share, 100*UnderUtilization)
 	default:
-		best := CauseUnknown
-		for _, c := range []string{CauseMapping, CauseBackground, CauseUnknown} {
-			if votes[c] > votes[best] {
-				best = c
-			}
-		}
-		dg.Cause = best
-		switch best {
-		case CauseMapping:
-			dg.Reason = fmt.Sprintf("%d of %d roots are inside the network on links the application saturates (at least %.0f%% of line rate): the traffic needs more bandwidth between switches than the tree has there, which a mapping with more locality relieves (section 4.2)", votes[best], len(dg.Roots), 100*SaturatedUtilization)
-		case CauseBackground:
-			dg.Reason = fmt.Sprintf("%d of %d roots are inside the network on links the application uses at under %.0f%% of line rate: by Theorem 4.2 a congested root link is fully utilized, so traffic the application does not see shares it", votes[best], len(dg.Roots), 100*UnderUtilization)
-		default:
-			dg.Reason = "the roots' utilization is between the saturated and the lightly used thresholds"
-		}
+		dg.Reason = "the roots' utilization is between the saturated and the lightly used thresholds"
 	}
 	dg.CounterView = fmt.Sprintf("PortXmitWait is nonzero on %d of the %d root ports; a root's port stalls only when its downstream buffer is full, so the counters see the victims upstream of a congestion tree rather than its root, and cannot tell which application's packets suffered", stalledRoots, len(dg.Roots))
 	return dg

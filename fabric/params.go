@@ -77,10 +77,19 @@ type Params struct {
 }
 
 // DefaultParams are EDR-like: 100 Gb/s links, a 4 KB MTU, 20 ns links, 90 ns
-// switches, 32 KB of input buffer per port (eight 4 KB packets), 64 KB output
-// queues, the thesis's congestion definition, and three schemes (the full-ID
-// 64-bit layout, and the one-reservoir scheme in 5 bits and the two-reservoir
-// scheme in 8, both with Hmult0 and the thesis's link encoding).
+// switches, 32 KB of input buffer per switch port (eight 4 KB packets), 128 KB
+// output queues, 64 KB of receive buffer per HCA, the thesis's congestion
+// definition, and three schemes (the full-ID 64-bit layout, and the
+// one-reservoir scheme in 5 bits and the two-reservoir scheme in 8, both with
+// Hmult0 and the thesis's link encoding).
+//
+// Under the thesis's definition (queue longer than the available credits) a
+// port can only be congested if its queue can grow past the buffer behind
+// the link, so the output queues are larger than both the switch input
+// buffers and the HCAs' buffers. An HCA drains its buffer at once, so its
+// port is congested only when more than 64 KB (16 packets) wait for it:
+// adaptive routing delivers a single sender's packets in bursts, and a
+// smaller HCA buffer makes such bursts look like endpoint congestion.
 func DefaultParams() Params {
 	return Params{
 		LinkGbps:        100,
@@ -88,8 +97,8 @@ func DefaultParams() Params {
 		LinkLatency:     20_000,
 		RouterDelay:     90_000,
 		InputBuffer:     32 << 10,
-		OutputBuffer:    64 << 10,
-		NICBuffer:       32 << 10,
+		OutputBuffer:    128 << 10,
+		NICBuffer:       64 << 10,
 		CounterInterval: 100_000_000, // 100 us
 		Congestion:      congestion.QueueOverCredits{},
 		Schemes:         DefaultSchemes(1),

@@ -42,13 +42,13 @@ func init() {
 		Topology: func() (*topo.Topology, error) { return topo.KaryNTree(4, 3) }, Workload: reduction(0), Adjust: smallMTU})
 	stencil := func(m StencilMapping) func(t *topo.Topology, _ uint64) (*Workload, error) {
 		return func(t *topo.Topology, _ uint64) (*Workload, error) {
-			return Stencil2D{X: 64, Y: 72, TileX: 8, TileY: 4, Bytes: 64 << 10, Mapping: m}.Build(t)
+			return Stencil2D{X: 64, Y: 72, TileX: 8, TileY: 4, Bytes: 256 << 10, Mapping: m}.Build(t)
 		}
 	}
-	addPreset(Preset{Name: "stencil-row-major", Description: "section 4.2: a 64 x 72 2-D stencil, 64 KB per neighbour, row-major on Tapered",
-		Topology: clos(topo.Tapered), Workload: stencil(RowMajor), Adjust: func(p *Params) { p.MTU = 1024 }})
+	addPreset(Preset{Name: "stencil-row-major", Description: "section 4.2: a 64 x 72 2-D stencil, 256 KB per neighbour, row-major on Tapered",
+		Topology: clos(topo.Tapered), Workload: stencil(RowMajor)})
 	addPreset(Preset{Name: "stencil-tiled", Description: "section 4.2.3: the stencil with one 8 x 4 tile per leaf on Tapered",
-		Topology: clos(topo.Tapered), Workload: stencil(Tiled), Adjust: func(p *Params) { p.MTU = 1024 }})
+		Topology: clos(topo.Tapered), Workload: stencil(Tiled)})
 	smallStencil := func(m StencilMapping) func(t *topo.Topology, _ uint64) (*Workload, error) {
 		return func(t *topo.Topology, _ uint64) (*Workload, error) {
 			return Stencil2D{X: 16, Y: 8, TileX: 4, TileY: 2, Bytes: 256 << 10, Mapping: m}.Build(t)
