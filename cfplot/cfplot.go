@@ -172,6 +172,9 @@ func Draw(c vg.Canvas, t *topo.Topology, f Fractions, o Options) {
 			}
 			up := topo.Link{Switch: sw.ID, Port: uint8(p + 1)}
 			down := topo.Link{Switch: uint16(pt.Peer), Port: pt.PeerPort}
+			if g.x[sw.ID] > g.cropW && g.x[pt.Peer] > g.cropW {
+				continue // cropped away
+			}
 			v, ok := value(up, down, true, true)
 			if !ok || v <= 0.01 {
 				continue
@@ -190,6 +193,9 @@ func Draw(c vg.Canvas, t *topo.Topology, f Fractions, o Options) {
 	}
 	// Switches.
 	for i := range t.Switches {
+		if g.x[i]-switchR > g.cropW {
+			continue
+		}
 		var p vg.Path
 		p.Move(vg.Point{X: g.x[i] + switchR, Y: g.y[i]})
 		p.Arc(vg.Point{X: g.x[i], Y: g.y[i]}, switchR, 0, 2*math.Pi)
@@ -200,6 +206,9 @@ func Draw(c vg.Canvas, t *topo.Topology, f Fractions, o Options) {
 	// Compute nodes: a column under each leaf, numbered top to bottom.
 	for n := range t.Nodes() {
 		leaf, port := t.LeafOf(n)
+		if g.x[leaf]-nodeW/2 > g.cropW {
+			continue
+		}
 		row := 0
 		for _, pt := range t.Switches[leaf].Ports[:port-1] {
 			if pt.Kind == topo.ToNode {
