@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -20,14 +21,11 @@ import (
 // Verilator testbench. It is the second simulator's independent harness: it
 // reads the $readmemh form, where the Verilator one reads the binary form.
 func IcarusTB(c verilog.Config, n int) []byte {
-	sw := 128
-	if c.Generator == "sender" {
-		sw = 1
-	}
+	sw := c.StateBits()
 	fw := c.FieldBits()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n//\n// ibr_icarus_tb: the Icarus Verilog testbench of package cosim for %s.\n", verilog.Header, c.Module())
-	fmt.Fprintf(&b, "// Vector line layout: vectors/format.go (HexBits = %d).\n", 1840)
+	fmt.Fprintf(&b, "// Vector line layout: vectors/format.go (HexBits = %d).\n", vectors.HexBits)
 	b.WriteString("`default_nettype none\n\nmodule ibr_icarus_tb;\n")
 	fmt.Fprintf(&b, "  localparam int N = %d;\n  localparam int StateW = %d;\n  localparam int FieldW = %d;\n", n, sw, fw)
 	b.WriteString(icarusBody)
@@ -46,14 +44,14 @@ endmodule
 	return b.Bytes()
 }
 
-const icarusBody = `  localparam int W = 1840;
+const icarusBody = `  localparam int W = 2096;
   logic [W-1:0] mem [N];
 
   logic clk = 1'b0, rst_n = 1'b0;
   logic cfg_we = 1'b0, cong = 1'b0, gen_load = 1'b0;
   logic [15:0] cfg_switch = '0;
   logic [7:0] cfg_port = '0;
-  logic [127:0] gen_state_in = '0;
+  logic [255:0] gen_state_in = '0;
   logic [StateW-1:0] gen_state_out;
   logic in_valid = 1'b0, in_sop = 1'b0, in_eop = 1'b0, in_ready;
   logic [63:0] in_data = '0;
@@ -107,13 +105,13 @@ const icarusBody = `  localparam int W = 1840;
     @(negedge clk) rst_n = 1'b1;
     for (int i = 0; i < N; i++) begin
       v = mem[i];
-      len = int'(v[1807:1800]);
+      len = int'(v[2063:2056]);
       nw = (len + 7) / 8;
-      if (v[1839] && StateW > 1) begin
+      if (v[2095] && StateW > 1) begin
         // Load the generator only when no earlier packet's draw is outstanding.
         while (stat_idx != i) @(negedge clk);
         gen_load = 1'b1;
-        gen_state_in = v[1791:1664];
+        gen_state_in = v[2047:1792];
         @(negedge clk) gen_load = 1'b0;
       end
       for (int w = 0; w < nw; w++) begin
@@ -126,9 +124,9 @@ const icarusBody = `  localparam int W = 1840;
         in_empty = (8*nw - len) & 7;
         cfg_we = w == 0;
         if (w == 0) begin
-          cfg_switch = v[1831:1816];
-          cfg_port = v[1815:1808];
-          cong = v[1838];
+          cfg_switch = v[2087:2072];
+          cfg_port = v[2071:2064];
+          cong = v[2094];
         end
         @(posedge clk);
         while (!in_ready) @(posedge clk);
@@ -151,7 +149,7 @@ const icarusBody = `  localparam int W = 1840;
         full = got;
         full[8*96-1 - 8*got_len -: 64] = out_data;
         n = got_len + 8 - int'(out_empty);
-        len = int'(v[1807:1800]);
+        len = int'(v[2063:2056]);
         if (n != len || full[8*96-1 -: 8*96] >> (8*(96-len)) != v[767:0] >> (8*(96-len))) begin
           report(out_idx, "packet", hexbytes(full, n), hexbytes(v[767:0], len));
         end
@@ -164,20 +162,20 @@ const icarusBody = `  localparam int W = 1840;
     if (rst_n && stat_valid) begin : check_stat
       logic [W-1:0] v;
       logic [7:0] gotf, wantf, field8;
-      logic [127:0] state128;
+      logic [255:0] state256;
       v = mem[stat_idx];
       field8 = '0;
       field8[FieldW-1:0] = stat_field;
-      state128 = '0;
-      state128[StateW-1:0] = gen_state_out;
+      state256 = '0;
+      state256[StateW-1:0] = gen_state_out;
       gotf = {1'b0, stat_cong, stat_replace, stat_saturated, stat_hash, 3'b000};
-      wantf = v[1839:1832] & 8'h78;
-      if (gotf != wantf || field8 != v[1799:1792] || stat_malformed) begin
+      wantf = v[2095:2088] & 8'h78;
+      if (gotf != wantf || field8 != v[2055:2048] || stat_malformed) begin
         report(stat_idx, "stat", $sformatf("%02x,%02x,%0d", gotf, field8, stat_malformed),
-               $sformatf("%02x,%02x,0", wantf, v[1799:1792]));
+               $sformatf("%02x,%02x,0", wantf, v[2055:2048]));
       end
-      if (StateW > 1 && state128 != v[1663:1536]) begin
-        report(stat_idx, "state", $sformatf("%032x", state128), $sformatf("%032x", v[1663:1536]));
+      if (StateW > 1 && state256 != v[1791:1536]) begin
+        report(stat_idx, "state", $sformatf("%064x", state256), $sformatf("%064x", v[1791:1536]));
       end
       cov[int'(stat_field)][stat_replace][stat_cong][stat_saturated] <= cov[int'(stat_field)][stat_replace][stat_cong][stat_saturated] + 1;
       stat_idx <= stat_idx + 1;

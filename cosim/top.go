@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -26,11 +27,15 @@ type topPort struct {
 	lanes bool
 }
 
+// stateW is the generator-state width of the top's ports: the widest
+// state the vector formats carry.
+const stateW = vectors.MaxStateBits
+
 var topPortList = []topPort{
 	{"input", "clk_i", 1, false}, {"input", "rst_ni", 1, false}, {"input", "sel_i", 8, false},
 	{"input", "cfg_we_i", 1, true}, {"input", "cfg_switch_i", 16, true}, {"input", "cfg_port_i", 8, true},
-	{"input", "cong_i", 1, true}, {"input", "gen_load_i", 1, true}, {"input", "gen_state_i", 128, true},
-	{"output", "gen_state_o", 128, true},
+	{"input", "cong_i", 1, true}, {"input", "gen_load_i", 1, true}, {"input", "gen_state_i", stateW, true},
+	{"output", "gen_state_o", stateW, true},
 	{"input", "in_valid_i", 1, true}, {"output", "in_ready_o", 1, true}, {"input", "in_data_i", 64, true},
 	{"input", "in_sop_i", 1, true}, {"input", "in_eop_i", 1, true}, {"input", "in_empty_i", 3, true},
 	{"output", "out_valid_o", 1, true}, {"input", "out_ready_i", 1, true}, {"output", "out_data_o", 64, true},
@@ -79,10 +84,7 @@ func Top(cfgs []verilog.Config, lanes int) []byte {
 		}
 	}
 	for i, c := range cfgs {
-		sw := 128
-		if c.Generator == "sender" {
-			sw = 1
-		}
+		sw := c.StateBits()
 		fw := c.FieldBits()
 		fmt.Fprintf(&b, "\n  // sel %d: %s\n  logic clk_%d, en_%d;\n", i, c.Module(), i, i)
 		fmt.Fprintf(&b, "  assign en_%d  = sel_i == 8'd%d;\n  assign clk_%d = clk_i & en_%d;\n", i, i, i, i)
@@ -91,7 +93,7 @@ func Top(cfgs []verilog.Config, lanes int) []byte {
 		fmt.Fprintf(&b, "    %s u_stage (\n", c.Module())
 		fmt.Fprintf(&b, "      .clk_i(clk_%d), .rst_ni, .cfg_we_i(cfg_we_i[k] && en_%d), .cfg_switch_i(cfg_switch_i[16*k +: 16]),\n", i, i)
 		fmt.Fprintf(&b, "      .cfg_port_i(cfg_port_i[8*k +: 8]), .cong_i(cong_i[k]),\n")
-		fmt.Fprintf(&b, "      .gen_load_i(gen_load_i[k] && en_%d), .gen_state_i(gen_state_i[128*k +: %d]), .gen_state_o(gen_state),\n", i, sw)
+		fmt.Fprintf(&b, "      .gen_load_i(gen_load_i[k] && en_%d), .gen_state_i(gen_state_i[%d*k +: %d]), .gen_state_o(gen_state),\n", i, stateW, sw)
 		fmt.Fprintf(&b, "      .in_valid_i(in_valid_i[k] && en_%d), .in_ready_o(in_ready_all[%d][k]), .in_data_i(in_data_i[64*k +: 64]),\n", i, i)
 		fmt.Fprintf(&b, "      .in_sop_i(in_sop_i[k]), .in_eop_i(in_eop_i[k]), .in_empty_i(in_empty_i[3*k +: 3]),\n")
 		fmt.Fprintf(&b, "      .out_valid_o(out_valid_all[%d][k]), .out_ready_i(out_ready_i[k]), .out_data_o(out_data_all[%d][64*k +: 64]),\n", i, i)
@@ -100,10 +102,12 @@ func Top(cfgs []verilog.Config, lanes int) []byte {
 		fmt.Fprintf(&b, "      .stat_saturated_o(stat_saturated_all[%d][k]), .stat_cong_o(stat_cong_all[%d][k]),\n", i, i)
 		fmt.Fprintf(&b, "      .stat_hash_o(stat_hash_all[%d][k]), .stat_field_o(stat_field), .stat_malformed_o(stat_malformed_all[%d][k])\n", i, i)
 		fmt.Fprintf(&b, "    );\n")
-		fmt.Fprintf(&b, "    assign gen_state_all[%d][128*k +: 128] = 128'(gen_state);\n", i)
+		fmt.Fprintf(&b, "    assign gen_state_all[%d][%d*k +: %d] = %d'(gen_state);\n", i, stateW, stateW, stateW)
 		fmt.Fprintf(&b, "    assign stat_field_all[%d][8*k +: 8] = 8'(stat_field);\n", i)
 		fmt.Fprintf(&b, "  end\n")
 	}
+	// Configurations narrower than the ports leave bits unused.
+	fmt.Fprintf(&b, "\n  logic unused_state;\n  assign unused_state = ^gen_state_i;\n")
 	fmt.Fprintf(&b, "\n  always_comb begin\n")
 	for _, p := range topPortList {
 		if p.dir == "output" {

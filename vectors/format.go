@@ -19,21 +19,22 @@ import (
 // Hex ($readmemh): one line per vector, HexBits bits as HexDigits hex digits,
 // most significant first, after a header of // comments:
 //
-//	bits 1839..1832  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global, 1..0 zero
-//	bits 1831..1816  switch ID
-//	bits 1815..1808  output port
-//	bits 1807..1800  packet length in bytes (in and out are equal)
-//	bits 1799..1792  hop_count (or hop_rand) after the stage
-//	bits 1791..1664  generator state in (rng.State bit i = bit i; zero with sender draws)
-//	bits 1663..1536  generator state out
+//	bits 2095..2088  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global, 1..0 zero
+//	bits 2087..2072  switch ID
+//	bits 2071..2064  output port
+//	bits 2063..2056  packet length in bytes (in and out are equal)
+//	bits 2055..2048  hop_count (or hop_rand) after the stage
+//	bits 2047..1792  generator state in (rng.State bit i = bit i; zero with sender draws)
+//	bits 1791..1536  generator state out
 //	bits 1535..768   packet in: byte 0 in bits 1535..1528, zero after the last byte
 //	bits  767..0     packet out, the same way
 //
 // Binary (co-simulation): a 32-byte file header, then one record per vector,
 // every integer little-endian, each record padded with zeros to 8 bytes:
 //
-//	file:   0 magic "IBRSTV01" | 8 u32 version (1) | 12 u32 state bytes S (16, or 0 with
-//	        sender draws) | 16 u32 field bits | 20 u32 zero | 24 u64 vector count
+//	file:   0 magic "IBRSTV01" | 8 u32 version (1) | 12 u32 state bytes S (8 per 64-bit
+//	        word of rng.State, 0 with sender draws) | 16 u32 field bits | 20 u32 state
+//	        bits | 24 u64 vector count
 //	record: 0 u16 packet length n | 2 u8 flags (as the hex flags) | 3 u8 port | 4 u16 switch
 //	        | 6 u8 diff count k | 7 u8 field after | 8 state in (S bytes, only when load)
 //	        | state out (S bytes) | packet in (n bytes) | k diffs of {u16 offset, u8 byte}
@@ -56,9 +57,13 @@ const (
 
 // HexBits is the width of a hex line; HexDigits its length in digits.
 const (
-	HexBits   = 8 + 16 + 8 + 8 + 8 + 128 + 128 + 8*MaxPacket*2
+	HexBits   = 8 + 16 + 8 + 8 + 8 + 2*MaxStateBits + 8*MaxPacket*2
 	HexDigits = HexBits / 4
 )
+
+// MaxStateBits is the widest generator state the formats carry: the shift
+// registers for l up to 16 (136 bits) and a free-running draw count.
+const MaxStateBits = 256
 
 // BinaryMagic starts a binary vector file.
 const BinaryMagic = "IBRSTV01"
@@ -106,13 +111,13 @@ func (s *StageSet) HexHeader() string {
 	fmt.Fprintf(&b, "// Configuration: %s\n", s.Config.Model.String())
 	fmt.Fprintf(&b, "// Set seed %d; %d directed vectors, then %d random.\n", s.Config.Seed, s.Directed, len(s.Vectors)-s.Directed)
 	for _, l := range []string{
-		"bits 1839..1832  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global (LNH=3), 1..0 zero",
-		"bits 1831..1816  switch ID",
-		"bits 1815..1808  output port",
-		"bits 1807..1800  packet length in bytes (LRH byte 0 through the VCRC; in and out are equal)",
-		fmt.Sprintf("bits 1799..1792  hop field after the stage (%d bits, zero-extended)", s.FieldBits),
-		"bits 1791..1664  generator state in (bit i of rng.State; zero with sender draws)",
-		"bits 1663..1536  generator state out",
+		"bits 2095..2088  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global (LNH=3), 1..0 zero",
+		"bits 2087..2072  switch ID",
+		"bits 2071..2064  output port",
+		"bits 2063..2056  packet length in bytes (LRH byte 0 through the VCRC; in and out are equal)",
+		fmt.Sprintf("bits 2055..2048  hop field after the stage (%d bits, zero-extended)", s.FieldBits),
+		fmt.Sprintf("bits 2047..1792  generator state in (bit i of rng.State, %d bits; zero with sender draws)", s.StateBits),
+		"bits 1791..1536  generator state out",
 		"bits 1535..768   packet in, byte 0 in bits 1535..1528, zero after its last byte",
 		"bits  767..0     packet out, byte 0 in bits 767..760",
 	} {
@@ -130,14 +135,15 @@ func (v *StageVector) AppendHex(dst []byte) []byte {
 	line[4] = byte(len(v.In))
 	line[5] = byte(v.FieldOut)
 	// States: most significant byte first in the line.
+	const sb = MaxStateBits / 8
 	for i, st := range []rng.State{v.StateIn, v.StateOut} {
-		sb := stateBytes(st, 16)
-		for j := range 16 {
-			line[6+16*i+j] = sb[15-j]
+		b := stateBytes(st, sb)
+		for j := range sb {
+			line[6+sb*i+j] = b[sb-1-j]
 		}
 	}
-	copy(line[38:], v.In)
-	copy(line[38+MaxPacket:], v.Out)
+	copy(line[6+2*sb:], v.In)
+	copy(line[6+2*sb+MaxPacket:], v.Out)
 	n := len(dst)
 	dst = append(dst, make([]byte, HexDigits+1)...)
 	hex.Encode(dst[n:], line[:])
@@ -160,13 +166,18 @@ func (s *StageSet) WriteHex(w io.Writer) error {
 	return nil
 }
 
+// StateBytes is the width of a state in the binary format: 8 bytes per
+// 64-bit word of rng.State, 0 with sender draws.
+func (s *StageSet) StateBytes() int { return 8 * ((s.StateBits + 63) / 64) }
+
 // BinaryHeader returns the binary file header for count vectors.
 func (s *StageSet) BinaryHeader(count int) []byte {
 	h := make([]byte, binaryHeaderLen)
 	copy(h, BinaryMagic)
 	binary.LittleEndian.PutUint32(h[8:], 1)
-	binary.LittleEndian.PutUint32(h[12:], uint32(s.StateBits/8))
+	binary.LittleEndian.PutUint32(h[12:], uint32(s.StateBytes()))
 	binary.LittleEndian.PutUint32(h[16:], uint32(s.FieldBits))
+	binary.LittleEndian.PutUint32(h[20:], uint32(s.StateBits))
 	binary.LittleEndian.PutUint64(h[24:], uint64(count))
 	return h
 }
@@ -220,7 +231,7 @@ func (s *StageSet) WriteBinary(w io.Writer) error {
 	}
 	var buf []byte
 	for i := range s.Vectors {
-		buf = s.Vectors[i].AppendBinary(buf[:0], s.StateBits/8)
+		buf = s.Vectors[i].AppendBinary(buf[:0], s.StateBytes())
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}
@@ -302,8 +313,8 @@ func ReadBinary(b []byte) (stateBytes, fieldBits int, recs []BinaryRecord, err e
 		return 0, 0, nil, fmt.Errorf("binary vectors: version %d, want 1", v)
 	}
 	sb := int(binary.LittleEndian.Uint32(b[12:]))
-	if sb != 0 && sb != 16 {
-		return 0, 0, nil, fmt.Errorf("binary vectors (byte 12): state of %d bytes, want 0 or 16", sb)
+	if sb%8 != 0 || sb > MaxStateBits/8 {
+		return 0, 0, nil, fmt.Errorf("binary vectors (byte 12): state of %d bytes, want a multiple of 8 up to %d", sb, MaxStateBits/8)
 	}
 	fieldBits = int(binary.LittleEndian.Uint32(b[16:]))
 	if fieldBits < 1 || fieldBits > 8 {

@@ -26,6 +26,7 @@ import (
 	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/lfsr"
 	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 )
@@ -44,8 +45,10 @@ var waivers string
 
 // Generator kinds, as the RTL's GenKind parameter numbers them.
 const (
-	GenIdeal  = 0
-	GenSender = 3
+	GenIdeal    = 0
+	GenLFSRLUT  = 1
+	GenShiftReg = 2
+	GenSender   = 3
 )
 
 // MaxIdealL is the largest l the RTL's ideal generator has bounds for: the
@@ -55,7 +58,7 @@ const MaxIdealL = 16
 // Config is one configuration of the RTL switch stage.
 type Config struct {
 	Hash      hash.Func         // H(id, d); SipHash's key is a parameter of the RTL
-	Generator string            // "ideal" or "sender"
+	Generator string            // a package rng generator name: ideal, lfsr-lut/b<B>[/k<K>], shiftreg/..., sender
 	CountBits int               // hop_count width b with a switch generator, 1..4
 	SenderL   int               // sender draws L (Generator "sender"), 1..3
 	ID        hash.IDOption     // packet id
@@ -69,8 +72,51 @@ func DefaultConfig() Config {
 	return Config{Hash: hash.New(hash.Mult0), Generator: "ideal", CountBits: 3, ID: hash.IDPSN, Link: hash.LinkThesis, PipeDepth: 2}
 }
 
-// Generators lists the generators the RTL implements.
-func Generators() []string { return []string{"ideal", refmodel.GeneratorSender} }
+// Generators lists a name of every generator kind the RTL implements, with
+// the parameters of the default vector sets: every kind of package rng.
+func Generators() []string {
+	return []string{"ideal", "lfsr-lut/b16", "shiftreg/per-draw", "shiftreg/per-packet", "shiftreg/free/7:3", refmodel.GeneratorSender}
+}
+
+// genParams are the RTL parameters of a switch generator.
+type genParams struct {
+	kind      int
+	stateBits int
+	lfsrWidth int
+	lfsrSteps int
+	lfsrMask  uint32
+	lfsrTable []uint32 // T[1..maxL]
+	clock     int      // shiftreg: 0 per-draw, 1 per-packet, 2 free
+	p, q      uint64
+}
+
+// generator resolves the configuration's generator through package rng's
+// registry, as the model does, and returns its RTL parameters.
+func (c Config) generator() (genParams, error) {
+	if c.Generator == refmodel.GeneratorSender {
+		return genParams{kind: GenSender, stateBits: 1}, nil
+	}
+	g, err := rng.New(c.Generator, 1, 1<<c.CountBits)
+	if err != nil {
+		return genParams{}, err
+	}
+	switch g := g.(type) {
+	case *rng.Ideal:
+		return genParams{kind: GenIdeal, stateBits: 128}, nil
+	case *rng.LFSRLUT:
+		f, err := lfsr.NewFibonacci(g.Width(), 1)
+		if err != nil {
+			return genParams{}, err
+		}
+		return genParams{kind: GenLFSRLUT, stateBits: g.StateBits(), lfsrWidth: g.Width(), lfsrSteps: g.Steps(),
+			lfsrMask: f.Mask(), lfsrTable: g.Table()[1:]}, nil
+	case *rng.ShiftReg:
+		clk, p, q := g.Clocking()
+		k := map[rng.Clocking]int{rng.PerDraw: 0, rng.PerPacket: 1, rng.FreeRunning: 2}[clk]
+		return genParams{kind: GenShiftReg, stateBits: g.StateBits(), clock: k, p: p, q: q}, nil
+	}
+	return genParams{}, fmt.Errorf("generator %q (%T) has no RTL", c.Generator, g)
+}
 
 // Validate says what the RTL cannot build, all problems at once.
 func (c Config) Validate() error {
@@ -78,20 +124,23 @@ func (c Config) Validate() error {
 	if _, err := hash.ParseKind(c.Hash.Kind.String()); err != nil {
 		errs = append(errs, err)
 	}
-	switch c.Generator {
-	case "ideal":
-		if c.CountBits < 1 || c.CountBits > 4 {
-			errs = append(errs, fmt.Errorf("count width %d bits: the RTL keeps hop_bit, cong_bit and the count in BTH Resv6's 6 bits, so 1..4", c.CountBits))
-		}
-		if c.SenderL != 0 {
-			errs = append(errs, fmt.Errorf("sender draws L=%d with generator ideal: use generator sender, or L 0", c.SenderL))
-		}
-	case refmodel.GeneratorSender:
+	if c.Generator == refmodel.GeneratorSender {
 		if c.SenderL < 1 || c.SenderL > 3 {
 			errs = append(errs, fmt.Errorf("sender draws L=%d: hop_rand is L+1 bits beside hop_bit and cong_bit in BTH Resv6, so 1..3", c.SenderL))
 		}
-	default:
-		errs = append(errs, fmt.Errorf("generator %q has no RTL yet (want one of %v)", c.Generator, Generators()))
+	} else {
+		if c.CountBits < 1 || c.CountBits > 4 {
+			errs = append(errs, fmt.Errorf("count width %d bits: the RTL keeps hop_bit, cong_bit and the count in BTH Resv6's 6 bits, so 1..4", c.CountBits))
+		} else if g, err := c.generator(); err != nil {
+			errs = append(errs, fmt.Errorf("%w (the RTL has: %s)", err, rng.Syntax))
+		} else if g.kind == GenLFSRLUT && (g.lfsrSteps > 32 || g.lfsrWidth > 32) {
+			errs = append(errs, fmt.Errorf("generator %s: the RTL steps a register of at most 32 bits at most 32 times per draw", c.Generator))
+		} else if g.kind == GenShiftReg && g.clock == 2 && (g.p > 1<<20 || g.q > 1<<20) {
+			errs = append(errs, fmt.Errorf("generator %s: P and Q must be at most 2^20", c.Generator))
+		}
+		if c.SenderL != 0 {
+			errs = append(errs, fmt.Errorf("sender draws L=%d with generator %s: use generator sender, or L 0", c.SenderL, c.Generator))
+		}
 	}
 	if _, err := hash.ParseIDOption(c.ID.String()); err != nil {
 		errs = append(errs, err)
@@ -107,10 +156,24 @@ func (c Config) Validate() error {
 
 // genKind is the RTL's GenKind.
 func (c Config) genKind() int {
-	if c.Generator == refmodel.GeneratorSender {
-		return GenSender
-	}
-	return GenIdeal
+	g, _ := c.generator()
+	return g.kind
+}
+
+// StateBits is the width of the generator state port (1 with sender draws).
+func (c Config) StateBits() int {
+	g, _ := c.generator()
+	return g.stateBits
+}
+
+// ident turns a generator name into part of a Verilog identifier.
+func ident(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // FieldBits is the width of hop_count, or of hop_rand with sender draws.
@@ -126,9 +189,9 @@ func (c Config) FieldBits() int {
 // link and depth when they are not the defaults.
 func (c Config) Name() string {
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(c.Hash.Kind.String(), "-", "_"))
+	b.WriteString(ident(c.Hash.Kind.String()))
 	b.WriteString("_")
-	b.WriteString(c.Generator)
+	b.WriteString(ident(c.Generator))
 	if c.Generator == refmodel.GeneratorSender {
 		fmt.Fprintf(&b, "_l%d", c.SenderL)
 	} else {
@@ -197,7 +260,7 @@ const paramErrorMacro = "`ifndef IBR_PARAM_ERROR\n" +
 	"`endif\n\n"
 
 // libraryModules are the library's modules, leaf first (compile order).
-var libraryModules = []string{"ibr_crc16_bytes", "ibr_link_pre", "ibr_hash", "ibr_gen_ideal", "ibr_switch_stage"}
+var libraryModules = []string{"ibr_crc16_bytes", "ibr_link_pre", "ibr_hash", "ibr_gen_ideal", "ibr_gen_lfsr_lut", "ibr_gen_shiftreg", "ibr_switch_stage"}
 
 // Library returns the parameterized library every configuration
 // instantiates, one file per module in compile order, then the Verilator
@@ -290,10 +353,8 @@ func Wrapper(c Config) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("verilog: configuration %s: %w", c.Name(), err)
 	}
-	stateW := 1
-	if c.genKind() == GenIdeal {
-		stateW = 128
-	}
+	g, _ := c.generator()
+	stateW := g.stateBits
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n//\n", Header)
 	fmt.Fprintf(&b, "// %s: ibr_switch_stage (ibr_switch_stage.sv) for hash %s, generator %s, ", c.Module(), c.Hash.Kind, c.Generator)
@@ -341,8 +402,39 @@ func Wrapper(c Config) ([]byte, error) {
 		fmt.Sprintf(".LinkEnc(%d)", int(c.Link)),
 		fmt.Sprintf(".PipeDepth(%d)", c.PipeDepth),
 		fmt.Sprintf(".SipKey(128'h%s)", sipKeyHex(c.Hash.Key())),
+		fmt.Sprintf(".StateW(%d)", stateW),
 	}
-	fmt.Fprintf(&b, "    %s\n", strings.Join(params, ",\n    "))
+	switch g.kind {
+	case GenLFSRLUT:
+		var t strings.Builder
+		for l := len(g.lfsrTable); l >= 1; l-- {
+			fmt.Fprintf(&t, "32'd%d", g.lfsrTable[l-1])
+			if l > 1 {
+				t.WriteString(", ")
+			}
+		}
+		pad := ""
+		if n := 32 * (16 - len(g.lfsrTable)); n > 0 {
+			pad = fmt.Sprintf("%d'd0, ", n)
+		}
+		params = append(params, fmt.Sprintf(".LfsrWidth(%d)", g.lfsrWidth), fmt.Sprintf(".LfsrSteps(%d)", g.lfsrSteps),
+			fmt.Sprintf(".LfsrMask(32'h%08x)", g.lfsrMask),
+			fmt.Sprintf(".LfsrTable({%s%s})  // T[%d..1] = round((2^%d-1)/l), package rng", pad, t.String(), len(g.lfsrTable), g.lfsrWidth))
+	case GenShiftReg:
+		params = append(params, fmt.Sprintf(".ShiftClock(%d)", g.clock), fmt.Sprintf(".ShiftP(%d)", g.p), fmt.Sprintf(".ShiftQ(%d)", g.q))
+	}
+	for i, p := range params {
+		sep := ","
+		if i == len(params)-1 {
+			sep = ""
+		}
+		if k := strings.Index(p, "  //"); k >= 0 {
+			p = p[:k] + sep + p[k:]
+		} else {
+			p += sep
+		}
+		fmt.Fprintf(&b, "    %s\n", p)
+	}
 	fmt.Fprintf(&b, "  ) u_stage (\n")
 	for i, p := range ports {
 		sep := ","

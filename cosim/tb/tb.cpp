@@ -60,6 +60,7 @@ constexpr uint8_t kFlagCongested = 1 << 6;
 constexpr uint8_t kFlagReplace = 1 << 5;
 constexpr uint8_t kFlagSaturated = 1 << 4;
 constexpr uint8_t kFlagHash = 1 << 3;
+constexpr int kStateW = 256;  // generator-state bits per lane of ibr_cosim_top (vectors.MaxStateBits)
 
 struct Rec {
   uint64_t index;
@@ -89,7 +90,7 @@ std::string hexOf(const uint8_t* p, size_t n) {
 
 // State bytes (a little-endian bit string) printed most significant first, as rng.State.Hex.
 std::string stateHex(const uint8_t* p, size_t n) {
-  uint8_t r[16];
+  uint8_t r[32];
   for (size_t i = 0; i < n; i++) r[i] = p[n - 1 - i];
   return hexOf(r, n);
 }
@@ -227,6 +228,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   f.sb = le32(f.data + 12);
+  if (f.sb % 8 != 0 || f.sb > kStateW / 8) {
+    std::fprintf(stderr, "tb: %s: state of %zu bytes\n", path.c_str(), f.sb);
+    return 2;
+  }
   const uint64_t count = uint64_t(le32(f.data + 24)) | uint64_t(le32(f.data + 28)) << 32;
   f.offs.reserve(count);
   for (size_t off = 32; f.offs.size() < count;) {
@@ -310,7 +315,9 @@ int main(int argc, char** argv) {
           // Load the generator only when none of this lane's draws is outstanding.
           if (l.pend_stat.empty()) {
             load = true;
-            for (int q = 0; q < 4; q++) setBits(top->gen_state_i, 128 * k + 32 * q, 32, le32(l.cur.state_in + 4 * q));
+            for (size_t q = 0; q < f.sb / 4; q++) {
+              setBits(top->gen_state_i, kStateW * k + 32 * int(q), 32, le32(l.cur.state_in + 4 * q));
+            }
             l.loaded = true;
           }
         } else {
@@ -405,9 +412,9 @@ int main(int argc, char** argv) {
             fail(r.index, "stat", g, x);
           }
           if (r.state_out) {
-            uint8_t s[16];
-            for (int q = 0; q < 4; q++) {
-              const uint32_t v = uint32_t(getBits(top->gen_state_o, 128 * k + 32 * q, 32));
+            uint8_t s[32];
+            for (size_t q = 0; q < f.sb / 4; q++) {
+              const uint32_t v = uint32_t(getBits(top->gen_state_o, kStateW * k + 32 * int(q), 32));
               for (int b = 0; b < 4; b++) s[4 * q + b] = uint8_t(v >> (8 * b));
             }
             if (std::memcmp(s, r.state_out, f.sb) != 0) fail(r.index, "state", stateHex(s, f.sb), stateHex(r.state_out, f.sb));
