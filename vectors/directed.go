@@ -208,7 +208,7 @@ func (d *directed) with(name string, p packetSpec, cong bool, lk *refmodel.Link,
 	if err != nil {
 		return fmt.Errorf("directed case %s: %w", name, err)
 	}
-	v, err := d.set.stage(name, pkt, l.Switch, l.Port, cong, g, true)
+	v, err := d.set.stage(name, pkt, nil, l.Switch, l.Port, cong, g, true)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package vectors
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -405,4 +404,38 @@ func ReadJSONL(r io.Reader) ([]JSONVector, error) {
 	}
 }
 
-var _ = bytes.Equal
+// WriteStageBinary generates cfg's vectors and writes them in the binary
+// format as they are made, in bounded memory whatever their number, and
+// returns how many it wrote. The bytes equal GenerateStage's WriteBinary.
+func WriteStageBinary(w io.Writer, cfg StageConfig) (int, error) {
+	set, err := NewStageSet(cfg)
+	if err != nil {
+		return 0, err
+	}
+	// The header holds the count: the directed cases are counted first.
+	d := &directed{set: set}
+	if err := d.all(); err != nil {
+		return 0, err
+	}
+	total := len(d.out) + cfg.Random
+	if _, err := w.Write(set.BinaryHeader(total)); err != nil {
+		return 0, err
+	}
+	set.Reuse = true
+	sb := set.StateBytes()
+	n := 0
+	err = set.StreamEncoded(func(vs []StageVector, dst []byte) []byte {
+		for i := range vs {
+			dst = vs[i].AppendBinary(dst, sb)
+		}
+		return dst
+	}, func(p []byte) error {
+		_, err := w.Write(p)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n = total
+	return n, nil
+}

@@ -95,6 +95,10 @@ type StageSet struct {
 	Directed  int // the first Directed vectors are the directed cases
 	FieldBits int // width of hop_count or hop_rand
 	models    [2]*refmodel.Model
+	fields    [2]*header.FieldRef // hop_count or hop_rand, per model
+	// Reuse lets Stream recycle the memory of the vectors it has emitted:
+	// emit must then not keep them (or their packets) after it returns.
+	Reuse bool
 }
 
 // stageModels validates cfg and returns the models for local and global packets.
@@ -164,6 +168,11 @@ func NewStageSet(cfg StageConfig) (*StageSet, error) {
 		return nil, err
 	}
 	set := &StageSet{Config: cfg, models: ms, FieldBits: ms[0].Layout().Field(fieldName(cfg.Model)).Width()}
+	for i, m := range ms {
+		if set.fields[i], err = m.Layout().Ref(fieldName(cfg.Model)); err != nil {
+			return nil, err
+		}
+	}
 	if !cfg.Model.SenderMode() {
 		g, err := cfg.Model.NewPortGenerator(0, 1)
 		if err != nil {
@@ -184,6 +193,33 @@ const batchChains = 256
 // what emit sees depends on the configuration alone, whatever GOMAXPROCS is.
 // Vector indices count from 0 across the whole set.
 func (s *StageSet) Stream(emit func([]StageVector) error) error {
+	return s.stream(emit, nil, nil)
+}
+
+// StreamEncoded is Stream for writers: encode turns a run of consecutive
+// vectors into bytes (appending to dst) and runs in the generating goroutines,
+// and write receives the bytes in vector order. The output is the same as
+// encoding what Stream emits.
+func (s *StageSet) StreamEncoded(encode func(vs []StageVector, dst []byte) []byte, write func([]byte) error) error {
+	return s.stream(nil, encode, write)
+}
+
+// A chainOut is one generated chain: its vectors, their encoding, the
+// memory they live in (reused when the set allows), and any error.
+type chainOut struct {
+	arena chainArena
+	vs    []StageVector
+	enc   []byte
+	err   error
+}
+
+func (s *StageSet) stream(emit func([]StageVector) error, encode func([]StageVector, []byte) []byte, write func([]byte) error) error {
+	deliver := func(o *chainOut) error {
+		if emit != nil {
+			return emit(o.vs)
+		}
+		return write(o.enc)
+	}
 	d := &directed{set: s}
 	if err := d.all(); err != nil {
 		return err
@@ -192,31 +228,57 @@ func (s *StageSet) Stream(emit func([]StageVector) error) error {
 		d.out[i].Index = i
 	}
 	s.Directed = len(d.out)
-	if err := emit(d.out); err != nil {
+	first := &chainOut{vs: d.out}
+	if encode != nil {
+		first.enc = encode(d.out, nil)
+	}
+	if err := deliver(first); err != nil {
 		return err
 	}
-	next := len(d.out)
 	chains := (s.Config.Random + ChainLen - 1) / ChainLen
-	out := make([][]StageVector, batchChains)
-	errs := make([]error, batchChains)
-	for b := 0; b < chains; b += batchChains {
-		n := min(batchChains, chains-b)
-		parallel(n, func(i int) {
+	// Two batches of chains: one generated while the other is delivered.
+	var bufs [2][]chainOut
+	gen := func(b int) {
+		outs := bufs[b/batchChains%2]
+		if outs == nil || !s.Reuse {
+			outs = make([]chainOut, batchChains)
+			bufs[b/batchChains%2] = outs
+		}
+		parallel(min(batchChains, chains-b), func(i int) {
 			k := b + i
-			out[i], errs[i] = s.randomChain(k, min(ChainLen, s.Config.Random-k*ChainLen))
+			o := &outs[i]
+			o.vs, o.err = s.randomChain(k, min(ChainLen, s.Config.Random-k*ChainLen), &o.arena)
+			for j := range o.vs {
+				o.vs[j].Index = s.Directed + k*ChainLen + j
+			}
+			if encode != nil && o.err == nil {
+				o.enc = encode(o.vs, o.enc[:0])
+			}
 		})
-		for i := range n {
-			if errs[i] != nil {
-				return errs[i]
+	}
+	if chains > 0 {
+		gen(0)
+	}
+	for b := 0; b < chains; b += batchChains {
+		done := make(chan struct{})
+		if next := b + batchChains; next < chains {
+			go func() { gen(next); close(done) }()
+		} else {
+			close(done)
+		}
+		outs := bufs[b/batchChains%2]
+		var err error
+		for i := range min(batchChains, chains-b) {
+			if err = outs[i].err; err != nil {
+				break
 			}
-			for j := range out[i] {
-				out[i][j].Index = next
-				next++
+			if err = deliver(&outs[i]); err != nil {
+				break
 			}
-			if err := emit(out[i]); err != nil {
-				return err
-			}
-			out[i] = nil
+		}
+		<-done
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -261,6 +323,7 @@ type packetSpec struct {
 	payloadByte   byte
 	flowLabel     uint32
 	tclass, hoplm uint8
+	footer        int // telemetry footer bytes of the layout
 }
 
 // build returns the packet's wire bytes with correct ICRC and VCRC.
@@ -279,7 +342,7 @@ func (p packetSpec) build(dst []byte) ([]byte, error) {
 	for i := range p.payload {
 		data[i] = p.payloadByte + byte(i*37)
 	}
-	return header.AppendBuild(dst, h, data[:p.payload], 0)
+	return header.AppendBuild(dst, h, data[:p.payload], p.footer)
 }
 
 // fieldShift returns the bit position of the hop group's field (count or
@@ -288,31 +351,30 @@ func fieldBits(w int) (count uint8, hop, cong uint) {
 	return uint8(1)<<w - 1, uint(w + 1), uint(w)
 }
 
-// stage runs the model's Stage on a copy of in and records the vector.
-func (s *StageSet) stage(name string, in []byte, sw uint16, port uint8, cong bool, g rng.Generator, load bool) (StageVector, error) {
-	m := s.models[0]
+// stage runs the model's Stage on out, a copy of in, and records the vector.
+func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, cong bool, g rng.Generator, load bool) (StageVector, error) {
+	k := 0
 	if in[1]&3 == header.LNHGlobal {
-		m = s.models[1]
+		k = 1
 	}
-	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in}
-	v.Out = append([]byte(nil), in...)
+	m, f := s.models[k], s.fields[k]
+	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in, Out: out}
+	if out == nil {
+		v.Out = append([]byte(nil), in...)
+	}
 	if g != nil {
 		v.StateIn = g.State()
 	}
-	fn := fieldName(s.Config.Model)
 	fr, err := header.FrameOf(in)
 	if err != nil {
 		return v, err
 	}
-	v.FieldIn, err = m.Layout().Get(in, fr, fn)
-	if err != nil {
-		return v, err
-	}
+	v.FieldIn = f.Get(in, fr)
 	v.Result, err = m.Stage(v.Out, sw, port, cong, g)
 	if err != nil {
 		return v, fmt.Errorf("vector %q: %w", name, err)
 	}
-	v.FieldOut, _ = m.Layout().Get(v.Out, fr, fn)
+	v.FieldOut = f.Get(v.Out, fr)
 	if g != nil {
 		v.StateOut = g.State()
 	}
@@ -336,8 +398,15 @@ func (s *StageSet) randomPacket(r *rng.Ideal, lnh uint8) packetSpec {
 	return p
 }
 
+// A chainArena holds a chain's vectors and packet bytes; Stream reuses it
+// when the set allows.
+type chainArena struct {
+	vs  []StageVector
+	buf []byte
+}
+
 // randomChain makes chain k: n consecutive packets through one port.
-func (s *StageSet) randomChain(k, n int) ([]StageVector, error) {
+func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
 	r := rng.NewIdeal(seed.Derive(s.Config.Seed, seedTagChain, uint64(k)), 1<<16)
 	mc := s.Config.Model
 	sw := uint16(r.Next() % uint32(mc.MaxSwitch+1))
@@ -351,8 +420,11 @@ func (s *StageSet) randomChain(k, n int) ([]StageVector, error) {
 			return nil, err
 		}
 	}
-	vs := make([]StageVector, 0, n)
-	buf := make([]byte, 0, n*MaxPacket)
+	if cap(a.vs) < n {
+		a.vs = make([]StageVector, 0, n)
+		a.buf = make([]byte, 0, 2*n*MaxPacket) // every vector's in and out packets
+	}
+	vs, buf := a.vs[:0], a.buf[:0]
 	for i := range n {
 		lnh := uint8(header.LNHLocal)
 		if r.Next()%4 == 0 {
@@ -365,7 +437,9 @@ func (s *StageSet) randomChain(k, n int) ([]StageVector, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := s.stage("random", buf[start:len(buf):len(buf)], sw, port, r.Next()%2 == 1, g, i == 0)
+		mid := len(buf)
+		buf = append(buf, buf[start:mid]...)
+		v, err := s.stage("random", buf[start:mid:mid], buf[mid:len(buf):len(buf)], sw, port, r.Next()%2 == 1, g, i == 0)
 		if err != nil {
 			return nil, fmt.Errorf("random chain %d: %w", k, err)
 		}
