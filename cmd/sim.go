@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,7 +35,7 @@ type simOptions struct {
 	MTU          int // 0: the preset's
 	Congestion   string
 	Schemes      string
-	Perspective  int // -2: the preset's; -1: every packet; >= 0 an application
+	Perspective  string // "": the preset's; "all": every packet; N: application N
 	P            float64
 	InputBuffer  int // 0: the default
 	OutputBuffer int
@@ -46,7 +47,7 @@ type simOptions struct {
 }
 
 func newSimCmd() *cobra.Command {
-	o := &simOptions{Seed: 1, Congestion: "queue-over-credits", Schemes: "fullid64,one5,two8", Perspective: -2, P: refmodel.DefaultP, Crop: 24, Plots: true, Progress: true}
+	o := &simOptions{Seed: 1, Congestion: "queue-over-credits", Schemes: "fullid64,one5,two8", P: refmodel.DefaultP, Crop: 24, Plots: true, Progress: true}
 	c := &cobra.Command{
 		Use:   "sim --preset NAME",
 		Short: "Simulate a fat tree carrying the telemetry and compare every scheme's estimate with the truth",
@@ -75,7 +76,7 @@ The run is reproducible from --seed, byte for byte. --list shows the presets.`,
 	f.IntVar(&o.MTU, "mtu", 0, "largest payload per packet, 256..4096 (default: the preset's)")
 	f.StringVar(&o.Congestion, "congestion", o.Congestion, "congestion definition (section 5.10): "+strings.Join(congestion.Names, " | "))
 	f.StringVar(&o.Schemes, "schemes", o.Schemes, "comma-separated schemes: "+strings.Join(schemeNames(), ", "))
-	f.IntVar(&o.Perspective, "perspective", o.Perspective, "decode only this application's packets (0, 1, ...), or -1 for every packet (default: the preset's)")
+	f.StringVar(&o.Perspective, "perspective", "", "decode only application N's packets (0, 1, ...), or all of them (all); default: the preset's")
 	f.Float64Var(&o.P, "p", o.P, "confidence of the false-positive threshold (section 5.3)")
 	f.IntVar(&o.InputBuffer, "input-buffer", 0, "bytes of buffer per switch input port, the credits upstream sees (default 32768)")
 	f.IntVar(&o.OutputBuffer, "output-buffer", 0, "bytes per switch output queue (default 131072)")
@@ -170,8 +171,16 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 	if o.MTU != 0 {
 		p.MTU = o.MTU
 	}
-	if o.Perspective != -2 {
-		p.Perspective = o.Perspective
+	switch o.Perspective {
+	case "":
+	case "all":
+		p.Perspective = -1
+	default:
+		n, err := strconv.Atoi(o.Perspective)
+		if err != nil || n < 0 {
+			return fmt.Errorf("--perspective %q: want an application number (0, 1, ...) or all", o.Perspective)
+		}
+		p.Perspective = n
 	}
 	for _, b := range []struct{ flag, dst *int }{{&o.InputBuffer, &p.InputBuffer}, {&o.OutputBuffer, &p.OutputBuffer}, {&o.HCABuffer, &p.NICBuffer}} {
 		if *b.flag != 0 {

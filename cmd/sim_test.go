@@ -15,7 +15,7 @@ import (
 func TestSimReductionSmall(t *testing.T) {
 	dir := t.TempDir()
 	o := &simOptions{Preset: "reduction-small", Out: dir, Seed: 1, Congestion: "queue-over-credits", Schemes: "fullid64,one5",
-		Perspective: -2, P: 0.99, Crop: 8, Plots: true}
+		P: 0.99, Crop: 8, Plots: true}
 	var out, errs bytes.Buffer
 	if err := runSim(context.Background(), &out, &errs, o); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestSimReductionSmall(t *testing.T) {
 }
 
 func TestSimErrors(t *testing.T) {
-	base := simOptions{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: "one5", Perspective: -2, P: 0.99}
+	base := simOptions{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: "one5", P: 0.99}
 	for _, c := range []struct {
 		edit func(o *simOptions)
 		want string
@@ -63,7 +63,8 @@ func TestSimErrors(t *testing.T) {
 		{func(o *simOptions) { o.Congestion = "loud" }, "--congestion"},
 		{func(o *simOptions) { o.MTU = 1000 }, "MTU 1000"},
 		{func(o *simOptions) { o.Topology = "kary:k=2" }, "--topology"},
-		{func(o *simOptions) { o.Perspective = 3 }, "--perspective 3"},
+		{func(o *simOptions) { o.Perspective = "3" }, "--perspective 3"},
+		{func(o *simOptions) { o.Perspective = "ring" }, `--perspective "ring"`},
 	} {
 		o := base
 		o.Out = t.TempDir()
