@@ -88,6 +88,11 @@ func BuildVerilator(ctx context.Context, dir string, cfgs []verilog.Config, lane
 	if err != nil {
 		return nil, err
 	}
+	return buildFiles(ctx, dir, files, cfgs, lanes)
+}
+
+// buildFiles builds the given sources (Sources, possibly edited by a test).
+func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lanes int) (*Model, error) {
 	if _, err := exec.LookPath("verilator"); err != nil {
 		return nil, fmt.Errorf("cosim: verilator is not installed (run scripts/setup.sh): %w", err)
 	}

@@ -107,7 +107,7 @@ func GeneratePaths(cfg PathConfig) (*PathSet, error) {
 func (ps *PathSet) path(index int, name string, r *rng.Ideal, hops int, congested func(h int) bool) (PathVector, error) {
 	mc := ps.Config.Model
 	pc := mc
-	pc.Seed = seed.Derive(ps.Config.Seed, seedTagPath, uint64(index))
+	pc.Seed = seedForPath(ps.Config.Seed, index)
 	p := packetSpec{
 		lnh: mc.LNH, slid: uint16(r.Next()), dlid: uint16(r.Next()), destQP: r.Next() % (1 << 24), psn: r.Next() % (1 << 24),
 		resv6: uint8(r.Next() % 64), vl: uint16(r.Next() % 16), sl: uint16(r.Next() % 16), pkey: uint16(r.Next()),
@@ -160,6 +160,10 @@ func (ps *PathSet) path(index int, name string, r *rng.Ideal, hops int, congeste
 	}
 	return v, nil
 }
+
+// seedForPath is the run seed of path index's generators (its ports' and its
+// sender NIC's, derived from it as the model derives them).
+func seedForPath(s uint64, index int) uint64 { return seed.Derive(s, seedTagPath, uint64(index)) }
 
 // JSONPathHop and JSONPath are the JSON Lines form of a path vector.
 type JSONPathHop struct {

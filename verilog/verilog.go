@@ -132,7 +132,7 @@ func (c Config) Validate() error {
 		if c.CountBits < 1 || c.CountBits > 4 {
 			errs = append(errs, fmt.Errorf("count width %d bits: the RTL keeps hop_bit, cong_bit and the count in BTH Resv6's 6 bits, so 1..4", c.CountBits))
 		} else if g, err := c.generator(); err != nil {
-			errs = append(errs, fmt.Errorf("%w (the RTL has: %s)", err, rng.Syntax))
+			errs = append(errs, err)
 		} else if g.kind == GenLFSRLUT && (g.lfsrSteps > 32 || g.lfsrWidth > 32) {
 			errs = append(errs, fmt.Errorf("generator %s: the RTL steps a register of at most 32 bits at most 32 times per draw", c.Generator))
 		} else if g.kind == GenShiftReg && g.clock == 2 && (g.p > 1<<20 || g.q > 1<<20) {

@@ -1,0 +1,117 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"ibreservoir/hash"
+	"ibreservoir/vectors"
+	"ibreservoir/verilog"
+)
+
+// rtlFlags are the flags that choose one configuration of the RTL stage.
+type rtlFlags struct {
+	hash, generator, id, link string
+	countBits, senderL, depth int
+}
+
+func defaultRTLFlags() rtlFlags {
+	d := verilog.DefaultConfig()
+	return rtlFlags{hash: d.Hash.Kind.String(), generator: d.Generator, id: d.ID.String(), link: d.Link.String(),
+		countBits: d.CountBits, depth: d.PipeDepth}
+}
+
+func bindRTLFlags(fs *pflag.FlagSet, f *rtlFlags) {
+	fs.StringVar(&f.hash, "hash", f.hash, "hash H(id, d): parity, parity-xor, single, double, mult0, crc32, crc16 or siphash (thesis section 5.4)")
+	fs.StringVar(&f.generator, "generator", f.generator,
+		"generator, a package rng name: ideal, lfsr-lut/b<B>[/k<K>], shiftreg/per-draw, shiftreg/per-packet, shiftreg/free/<P>:<Q> or sender (thesis section 5.9)")
+	fs.IntVar(&f.countBits, "count-bits", f.countBits, "hop_count width b, 1..4 (switch generators)")
+	fs.IntVar(&f.senderL, "sender-draws", f.senderL, "L, 1..3, with --generator sender: hop_rand is L+1 bits")
+	fs.StringVar(&f.id, "id", f.id, "packet id: psn, psn-odd, psn-slid or psn-destqp")
+	fs.StringVar(&f.link, "link", f.link, "link encoding d(switch, port): thesis, wide or packed")
+	fs.IntVar(&f.depth, "depth", f.depth, "pipeline registers, 2..4")
+}
+
+// config builds and validates the configuration; its errors name the flag.
+func (f rtlFlags) config() (verilog.Config, error) {
+	c := verilog.Config{Generator: f.generator, CountBits: f.countBits, SenderL: f.senderL, PipeDepth: f.depth}
+	k, err := hash.ParseKind(f.hash)
+	if err != nil {
+		return c, fmt.Errorf("--hash: %w", err)
+	}
+	c.Hash = hash.New(k)
+	if c.ID, err = hash.ParseIDOption(f.id); err != nil {
+		return c, fmt.Errorf("--id: %w", err)
+	}
+	if c.Link, err = hash.ParseLinkEncoding(f.link); err != nil {
+		return c, fmt.Errorf("--link: %w", err)
+	}
+	if c.Generator == "sender" {
+		if c.SenderL == 0 {
+			c.SenderL = 3
+		}
+		c.CountBits = 0
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("RTL configuration: %w; see --help for the flags' ranges", err)
+	}
+	return c, nil
+}
+
+type verilogOptions struct {
+	Out   string
+	All   bool
+	Flags rtlFlags
+}
+
+var verilogOpts = verilogOptions{Out: "out/rtl", Flags: defaultRTLFlags()}
+
+var verilogCmd = &cobra.Command{
+	Use:   "verilog",
+	Short: "Write the synthesizable SystemVerilog switch stage for a configuration",
+	Long: `verilog writes the RTL of the one-reservoir switch stage (thesis section 5.7,
+Alg. 8): the parameterized library (one module per file, ibr_*.sv), its lint
+waivers (ibr_stage.vlt), and a wrapper module fixing the parameters of the
+chosen configuration (ibr_stage_<name>.sv). With --all it writes a wrapper for
+every configuration the default vectors cover. docs/rtl.md describes the
+architecture and the ports.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		return runVerilog(cmd.OutOrStdout(), verilogOpts)
+	},
+}
+
+func init() {
+	fs := verilogCmd.Flags()
+	fs.StringVar(&verilogOpts.Out, "out", verilogOpts.Out, "output directory")
+	fs.BoolVar(&verilogOpts.All, "all", false, "write a wrapper for every configuration of the default vectors (every hash, generator and count width)")
+	bindRTLFlags(fs, &verilogOpts.Flags)
+	rootCmd.AddCommand(verilogCmd)
+}
+
+func runVerilog(w io.Writer, o verilogOptions) error {
+	var cfgs []verilog.Config
+	if o.All {
+		cfgs = vectors.RTLMatrix()
+	} else {
+		c, err := o.Flags.config()
+		if err != nil {
+			return err
+		}
+		cfgs = []verilog.Config{c}
+	}
+	files, err := verilog.Files(cfgs...)
+	if err != nil {
+		return err
+	}
+	paths, err := verilog.Write(o.Out, files)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %d files to %s:\n  %s\n", len(paths), o.Out, strings.Join(paths, "\n  "))
+	return nil
+}
