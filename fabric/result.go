@@ -126,11 +126,7 @@ type CounterSummary struct {
 // decoded is one scheme's per-link estimate, by link index.
 type decoded struct {
 	w, c, q   []int64
-	qByLen    [][maxPathLen + 1]int64
-	first     []int64 // arrival window of the candidate packets that saw congestion
-	last      []int64
-	bytes     []int64 // sum of sizes of candidate packets (for the mean size)
-	cnt       []int64
+	qByLen    [][maxPathLen + 1]int64 // Q by path length
 	reported  []bool
 	threshold []float64
 }
@@ -143,84 +139,72 @@ func (s *Sim) linkIndex() map[topo.Link]int {
 	return m
 }
 
-// decode runs the receivers of scheme i over every packet: Alg. 4 for full-ID,
+// decode runs every scheme's receivers over every packet: Alg. 4 for full-ID,
 // and for the one-bit schemes Alg. 7 or 9 over each (source leaf,
 // destination) group's candidate set (section 5.2), the counts of all
 // receivers summed per link, and section 5.3's threshold with L the diameter
 // and Q the packets that might have crossed the link.
-func (s *Sim) decode(i int, groups [][]int, idx map[topo.Link]int) (*decoded, error) {
+func (s *Sim) decode(groups [][]int, idx map[topo.Link]int) ([]*decoded, error) {
 	n := len(s.links)
-	d := &decoded{w: make([]int64, n), c: make([]int64, n), q: make([]int64, n), qByLen: make([][maxPathLen + 1]int64, n),
-		first: make([]int64, n), last: make([]int64, n), bytes: make([]int64, n), cnt: make([]int64, n),
-		reported: make([]bool, n), threshold: make([]float64, n)}
-	for j := range d.first {
-		d.first[j] = math.MaxInt64
-		d.last[j] = -1
-	}
-	m := s.models[i]
 	k := len(s.models)
-	scheme := m.Config().Telemetry.Scheme
-	var full *refmodel.FullIDCounts
-	if scheme == header.FullID {
-		full = refmodel.NewFullIDCounts()
+	decs := make([]*decoded, k)
+	fulls := make([]*refmodel.FullIDCounts, k)
+	for i, m := range s.models {
+		decs[i] = &decoded{w: make([]int64, n), c: make([]int64, n), q: make([]int64, n), qByLen: make([][maxPathLen + 1]int64, n),
+			reported: make([]bool, n), threshold: make([]float64, n)}
+		if m.Config().Telemetry.Scheme == header.FullID {
+			fulls[i] = refmodel.NewFullIDCounts()
+		}
 	}
 	for _, g := range groups {
 		first := s.samples[g[0]]
 		cs := s.t.CandidatesFromLeaf(s.t.NodeLeaf[first.src], int(first.dst))
-		var tally *refmodel.Tally
-		if full == nil {
-			var err error
-			if tally, err = m.NewTally(cs); err != nil {
-				return nil, fmt.Errorf("decode %s: %w", m.Layout().Name, err)
+		for i, m := range s.models {
+			d := decs[i]
+			var tally *refmodel.Tally
+			if fulls[i] == nil {
+				var err error
+				if tally, err = m.NewTally(cs); err != nil {
+					return nil, fmt.Errorf("decode %s: %w", m.Layout().Name, err)
+				}
 			}
-		}
-		lo, hi := int64(math.MaxInt64), int64(-1)
-		var bytes int64
-		for _, si := range g {
-			r := s.reads[si*k+i]
-			if full != nil {
-				full.Add(r)
-			} else {
-				tally.Add(r)
+			for _, si := range g {
+				if r := s.reads[si*k+i]; tally == nil {
+					fulls[i].Add(r)
+				} else {
+					tally.Add(r)
+				}
 			}
-			smp := s.samples[si]
-			bytes += int64(smp.size)
-			if r.CongBit == 1 || r.CongCount > 0 {
-				lo, hi = min(lo, smp.at), max(hi, smp.at)
-			}
-		}
-		if tally != nil {
-			tally.Flush()
-		}
-		for j, l := range cs.Links {
-			li := idx[l]
 			if tally != nil {
-				d.w[li] += tally.Counts[j]
-				d.c[li] += tally.Congested[j]
+				tally.Flush()
 			}
-			d.q[li] += int64(len(g))
-			d.qByLen[li][cs.PathLen] += int64(len(g))
-			d.bytes[li] += bytes
-			d.cnt[li] += int64(len(g))
-			if hi >= 0 {
-				d.first[li], d.last[li] = min(d.first[li], lo), max(d.last[li], hi)
+			for j, l := range cs.Links {
+				li := idx[l]
+				if tally != nil {
+					d.w[li] += tally.Counts[j]
+					d.c[li] += tally.Congested[j]
+				}
+				d.q[li] += int64(len(g))
+				d.qByLen[li][cs.PathLen] += int64(len(g))
 			}
 		}
 	}
 	diam := s.t.Diameter()
-	for li := range n {
-		if full != nil {
-			l := s.links[li]
-			d.w[li], d.c[li] = full.Counts[l], full.Congested[l]
-			d.reported[li] = d.w[li] > 0
-			continue
-		}
-		if d.q[li] > 0 {
-			d.threshold[li] = refmodel.Threshold(diam, d.q[li], s.p.P)
-			d.reported[li] = float64(d.w[li]) >= d.threshold[li]
+	for i, d := range decs {
+		for li := range n {
+			if fulls[i] != nil {
+				l := s.links[li]
+				d.w[li], d.c[li] = fulls[i].Counts[l], fulls[i].Congested[l]
+				d.reported[li] = d.w[li] > 0
+				continue
+			}
+			if d.q[li] > 0 {
+				d.threshold[li] = refmodel.Threshold(diam, d.q[li], s.p.P)
+				d.reported[li] = float64(d.w[li]) >= d.threshold[li]
+			}
 		}
 	}
-	return d, nil
+	return decs, nil
 }
 
 // groupSamples returns the received packets grouped by (source leaf,
@@ -304,13 +288,9 @@ func (s *Sim) result() (*Result, error) {
 	}
 	groups := s.groupSamples()
 	idx := s.linkIndex()
-	decs := make([]*decoded, len(s.models))
-	for i := range s.models {
-		d, err := s.decode(i, groups, idx)
-		if err != nil {
-			return nil, err
-		}
-		decs[i] = d
+	decs, err := s.decode(groups, idx)
+	if err != nil {
+		return nil, err
 	}
 	maxFITF, stalledObs, obs := s.counterStats()
 	r.Counters = CounterSummary{IntervalPS: p.CounterInterval, Reads: len(s.counters), Observations: obs, MaxFITF: 0}

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"slices"
 
 	"ibreservoir/refmodel"
 )
@@ -35,6 +36,8 @@ func (t *Topology) Candidates(src, dst uint16) (refmodel.CandidateSet, error) {
 }
 
 // CandidatesFromLeaf is Candidates for packets entering at leaf index li.
+// Recent sets are cached (at most maxCached; the cache is emptied when full),
+// which changes no result.
 func (t *Topology) CandidatesFromLeaf(li, dst int) refmodel.CandidateSet {
 	key := uint64(li)<<32 | uint64(dst)
 	t.mu.Lock()
@@ -45,7 +48,7 @@ func (t *Topology) CandidatesFromLeaf(li, dst int) refmodel.CandidateSet {
 	t.mu.Unlock()
 	cs := t.candidates(li, dst)
 	t.mu.Lock()
-	if t.cache == nil {
+	if t.cache == nil || len(t.cache) >= maxCached {
 		t.cache = map[uint64]refmodel.CandidateSet{}
 	}
 	t.cache[key] = cs
@@ -53,62 +56,54 @@ func (t *Topology) CandidatesFromLeaf(li, dst int) refmodel.CandidateSet {
 	return cs
 }
 
+// maxCached bounds the candidate-set cache: uniform traffic on Tapered has
+// 144*4608 (leaf, destination) pairs of up to 801 links each.
+const maxCached = 4096
+
 func (t *Topology) candidates(li, dst int) refmodel.CandidateSet {
 	var cs refmodel.CandidateSet
 	add := func(s uint16, p uint8, hop int) {
 		cs.Links = append(cs.Links, Link{Switch: s, Port: p})
 		cs.Hops = append(cs.Hops, hop)
 	}
+	seen := make([]bool, len(t.Switches))
+	// next returns the distinct peers of layer's ports, ascending.
+	next := func(layer []uint16, ports func(s uint16) []uint8, hop int) []uint16 {
+		var out []uint16
+		for _, s := range layer {
+			for _, p := range ports(s) {
+				add(s, p, hop)
+				peer := uint16(t.Switches[s].Ports[p-1].Peer)
+				if !seen[peer] {
+					seen[peer] = true
+					out = append(out, peer)
+				}
+			}
+		}
+		for _, s := range out {
+			seen[s] = false
+		}
+		sortIDs(out)
+		return out
+	}
 	// Up phase: the switches reachable at each level until one covers dst.
 	layer := []uint16{t.Leaves[li]}
 	u := 0
 	for !t.Covers(layer[0], dst) {
-		seen := map[uint16]bool{}
-		var next []uint16
-		for _, s := range layer {
-			for _, p := range t.Switches[s].up {
-				add(s, p, u+1)
-				peer := uint16(t.Switches[s].Ports[p-1].Peer)
-				if !seen[peer] {
-					seen[peer] = true
-					next = append(next, peer)
-				}
-			}
-		}
-		sortIDs(next)
-		layer = next
+		layer = next(layer, func(s uint16) []uint8 { return t.Switches[s].up }, u+1)
 		u++
 	}
 	cs.PathLen = 2*u + 1
 	// Down phase: from every covering switch at the top, toward dst's leaf.
 	dl := t.NodeLeaf[dst]
 	for hop := u + 1; hop <= 2*u; hop++ {
-		seen := map[uint16]bool{}
-		var next []uint16
-		for _, s := range layer {
-			for _, p := range t.Switches[s].down[dl] {
-				add(s, p, hop)
-				peer := uint16(t.Switches[s].Ports[p-1].Peer)
-				if !seen[peer] {
-					seen[peer] = true
-					next = append(next, peer)
-				}
-			}
-		}
-		sortIDs(next)
-		layer = next
+		layer = next(layer, func(s uint16) []uint8 { return t.Switches[s].down[dl] }, hop)
 	}
 	add(t.Leaves[dl], t.NodePort[dst], 2*u+1)
 	return cs
 }
 
-func sortIDs(s []uint16) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
+func sortIDs(s []uint16) { slices.Sort(s) }
 
 // PathCount returns the number of distinct minimal paths (sequences of output
 // ports) from a packet entering at leaf index li to node dst.
