@@ -460,3 +460,79 @@ func BenchmarkPreset(b *testing.B) {
 		b.ReportMetric(float64(r.Stats.SimTimePS)/1e6, "sim-us")
 	}
 }
+
+// TestRandomRuns runs small random fabrics (trees, traffic, MTUs, buffer
+// sizes, congestion definitions) and checks what must hold in every run:
+// every packet arrives after exactly its minimal path's hops, the links'
+// ground truth adds up to those hops, the full-ID scheme's weighted counts
+// add up to the packets' hop counts, and a rerun is identical.
+func TestRandomRuns(t *testing.T) {
+	defs := []congestion.Definition{
+		congestion.QueueOverCredits{},
+		congestion.Threshold{Bytes: 8 << 10},
+		congestion.Probabilistic{Min: 4 << 10, Max: 64 << 10},
+		congestion.IBCC{Weight: 8, Hysteresis: 12 << 10, VictimMask: true},
+	}
+	trees := []func() (*topo.Topology, error){
+		func() (*topo.Topology, error) { return topo.KaryNTree(2, 3) },
+		func() (*topo.Topology, error) { return topo.KaryNTree(3, 2) },
+		topo.SmallTapered.Build,
+		func() (*topo.Topology, error) { return topo.Parse("clos3:radix=8,h=4,pods=2,leaves=2,aggs=4,groups=2,cores=1,parallel=2") },
+	}
+	for trial := range 8 {
+		seed := uint64(100 + trial)
+		tp, err := trees[trial%len(trees)]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pick := newPicker(seed, 99)
+		w, err := UniformWorkload(tp, seed, 1+pick.intn(6), 1+pick.intn(20000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := DefaultParams()
+		p.Seed = seed
+		p.Schemes = DefaultSchemes(seed)
+		p.MTU = []int{256, 512, 1024, 2048, 4096}[pick.intn(5)]
+		p.InputBuffer = p.MTU + 128 + pick.intn(32<<10)
+		p.OutputBuffer = p.MTU + 128 + pick.intn(128<<10)
+		p.NICBuffer = p.MTU + 128 + pick.intn(64<<10)
+		p.Congestion = defs[trial%len(defs)]
+		p.CounterInterval = 1_000_000
+		var first []byte
+		for rep := range 2 {
+			s, err := New(tp, w, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatalf("trial %d (%s, MTU %d, buffers %d/%d/%d, %s): %v", trial, tp.Name, p.MTU, p.InputBuffer, p.OutputBuffer, p.NICBuffer, p.Congestion.Name(), err)
+			}
+			var hops int64
+			for _, smp := range s.samples {
+				hops += int64(smp.pathLen)
+			}
+			if hops != r.Stats.Hops {
+				t.Fatalf("trial %d: packets crossed %d hops, the links counted %d", trial, hops, r.Stats.Hops)
+			}
+			var wsum int64
+			for _, l := range r.Links {
+				wsum += l.Estimates[0].W
+			}
+			var want int64
+			for i := range s.samples {
+				want += int64(s.reads[i*len(s.models)].HopCount)
+			}
+			if wsum != want {
+				t.Fatalf("trial %d: full-ID counts add to %d, the packets' hop counts to %d", trial, wsum, want)
+			}
+			b, _ := json.Marshal(r)
+			if rep == 0 {
+				first = b
+			} else if !bytes.Equal(first, b) {
+				t.Fatalf("trial %d: a rerun differs", trial)
+			}
+		}
+	}
+}
