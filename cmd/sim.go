@@ -40,6 +40,7 @@ type simOptions struct {
 	InputBuffer  int // 0: the default
 	OutputBuffer int
 	HCABuffer    int
+	Windows      int // -1: the preset's
 	Crop         int // plot the left-most leaves
 	Plots        bool
 	Progress     bool
@@ -81,6 +82,7 @@ The run is reproducible from --seed, byte for byte. --list shows the presets.`,
 	f.IntVar(&o.InputBuffer, "input-buffer", 0, "bytes of buffer per switch input port, the credits upstream sees (default 32768)")
 	f.IntVar(&o.OutputBuffer, "output-buffer", 0, "bytes per switch output queue (default 131072)")
 	f.IntVar(&o.HCABuffer, "hca-buffer", 0, "bytes of receive buffer per HCA, the credits of the leaf's port to it (default 65536)")
+	f.IntVar(&o.Windows, "windows", -1, "also decode the packets in N equal windows of arrival time and plot each (Fig. 4.11); default: the preset's")
 	f.IntVar(&o.Crop, "crop", o.Crop, "plot only the left-most N leaves (0: all)")
 	f.BoolVar(&o.Plots, "plots", o.Plots, "write the congested-fraction plots")
 	f.BoolVar(&o.Progress, "progress", o.Progress, "show a progress bar on stderr")
@@ -182,6 +184,9 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 		}
 		p.Perspective = n
 	}
+	if o.Windows >= 0 {
+		p.Windows = o.Windows
+	}
 	for _, b := range []struct{ flag, dst *int }{{&o.InputBuffer, &p.InputBuffer}, {&o.OutputBuffer, &p.OutputBuffer}, {&o.HCABuffer, &p.NICBuffer}} {
 		if *b.flag != 0 {
 			*b.dst = *b.flag
@@ -252,6 +257,19 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 				for _, ext := range []string{".svg", ".png"} {
 					path := filepath.Join(out, v.name+"-"+d.String()+ext)
 					if err := cfplot.Write(path, tp, r.Fractions(v.i), cfplot.Options{Title: title, Direction: d, MaxLeaves: o.Crop, PNGDPI: 150}); err != nil {
+						return err
+					}
+				}
+			}
+			if v.i < 0 {
+				continue
+			}
+			for k, win := range r.Windows {
+				title := fmt.Sprintf("%s on %s\ncongested fraction: %s, down direction\narrivals %.1f-%.1f us (window %d of %d)",
+					o.Preset, tp.Name, v.name, float64(win.StartPS)/1e6, float64(win.EndPS)/1e6, k+1, len(r.Windows))
+				for _, ext := range []string{".svg", ".png"} {
+					path := filepath.Join(out, fmt.Sprintf("%s-window%d-down%s", v.name, k+1, ext))
+					if err := cfplot.Write(path, tp, r.WindowFractions(k, v.i), cfplot.Options{Title: title, Direction: cfplot.Down, MaxLeaves: o.Crop, PNGDPI: 150}); err != nil {
 						return err
 					}
 				}

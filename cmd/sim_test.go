@@ -15,7 +15,7 @@ import (
 func TestSimReductionSmall(t *testing.T) {
 	dir := t.TempDir()
 	o := &simOptions{Preset: "reduction-small", Out: dir, Seed: 1, Congestion: "queue-over-credits", Schemes: "fullid64,one5",
-		P: 0.99, Crop: 8, Plots: true}
+		P: 0.99, Windows: -1, Crop: 8, Plots: true}
 	var out, errs bytes.Buffer
 	if err := runSim(context.Background(), &out, &errs, o); err != nil {
 		t.Fatal(err)
@@ -31,7 +31,10 @@ func TestSimReductionSmall(t *testing.T) {
 	if len(r.Schemes) != 2 || r.Diagnoses[1].Cause != fabric.CausePattern {
 		t.Errorf("schemes %d, diagnosis %+v", len(r.Schemes), r.Diagnoses)
 	}
-	for _, f := range []string{"truth-down.svg", "one5-up.png", "fullid64-both.svg"} {
+	if len(r.Windows) != 5 {
+		t.Errorf("%d windows, want the preset's 5", len(r.Windows))
+	}
+	for _, f := range []string{"truth-down.svg", "one5-up.png", "fullid64-both.svg", "one5-window3-down.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -52,7 +55,7 @@ func TestSimReductionSmall(t *testing.T) {
 }
 
 func TestSimErrors(t *testing.T) {
-	base := simOptions{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: "one5", P: 0.99}
+	base := simOptions{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: "one5", P: 0.99, Windows: -1}
 	for _, c := range []struct {
 		edit func(o *simOptions)
 		want string

@@ -477,7 +477,9 @@ func TestRandomRuns(t *testing.T) {
 		func() (*topo.Topology, error) { return topo.KaryNTree(2, 3) },
 		func() (*topo.Topology, error) { return topo.KaryNTree(3, 2) },
 		topo.SmallTapered.Build,
-		func() (*topo.Topology, error) { return topo.Parse("clos3:radix=8,h=4,pods=2,leaves=2,aggs=4,groups=2,cores=1,parallel=2") },
+		func() (*topo.Topology, error) {
+			return topo.Parse("clos3:radix=8,h=4,pods=2,leaves=2,aggs=4,groups=2,cores=1,parallel=2")
+		},
 	}
 	for trial := range 8 {
 		seed := uint64(100 + trial)
@@ -534,5 +536,53 @@ func TestRandomRuns(t *testing.T) {
 				t.Fatalf("trial %d: a rerun differs", trial)
 			}
 		}
+	}
+}
+
+// TestWindowsFollowTheTree: decoding by windows of arrival time (Fig. 4.11)
+// partitions the packets, finds the root congested in every window, and sees
+// the congestion tree spread: the full-ID scheme reports more congested links
+// in the last window than in the first.
+func TestWindowsFollowTheTree(t *testing.T) {
+	r, _ := cached(t, "reduction-windows", func() (*topo.Topology, *Workload, Params) {
+		tp, err := topo.KaryNTree(4, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NaiveReduction(tp, 64, 20, 4096, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := DefaultParams()
+		p.MTU, p.Windows = 256, 5
+		p.Schemes = testSchemes()[:1]
+		return tp, w, p
+	})
+	if len(r.Windows) != 5 {
+		t.Fatalf("%d windows", len(r.Windows))
+	}
+	total := 0
+	congested := make([]int, len(r.Windows))
+	for k, w := range r.Windows {
+		total += w.Packets
+		root := -1.0
+		for _, l := range w.Schemes[0] {
+			if l.Switch == 0 && l.Port == 1 {
+				root = l.Fraction
+			}
+			if l.Fraction >= CongestedFraction {
+				congested[k]++
+			}
+		}
+		if root < 0.9 {
+			t.Errorf("window %d: root congested fraction %.3f", k, root)
+		}
+	}
+	if int64(total) != r.Stats.Packets {
+		t.Errorf("windows hold %d packets of %d", total, r.Stats.Packets)
+	}
+	t.Logf("congested links per window: %v", congested)
+	if congested[len(congested)-1] <= congested[0] {
+		t.Errorf("congested links per window %v: the tree does not spread", congested)
 	}
 }

@@ -74,6 +74,11 @@ type Params struct {
 	// application (Workload.Apps), as a user without the network
 	// administrator's view would (section 4.4, Fig. 4.16); -1 decodes all.
 	Perspective int
+	// Windows, when positive, also decodes the packets in that many equal
+	// windows of arrival time, as Fig. 4.11 follows a congestion tree as it
+	// spreads (receivers know when each packet arrived; port counters are
+	// read only every CounterInterval).
+	Windows int
 }
 
 // DefaultParams are EDR-like: 100 Gb/s links, a 4 KB MTU, 20 ns links, 90 ns
@@ -158,6 +163,9 @@ func (p Params) Validate() error {
 		if c.LNH != p.Schemes[0].LNH {
 			errs = append(errs, fmt.Errorf("scheme %d has LNH=%d, scheme 0 LNH=%d: every scheme rides the same packets", i, c.LNH, p.Schemes[0].LNH))
 		}
+	}
+	if p.Windows < 0 || p.Windows > 100 {
+		errs = append(errs, fmt.Errorf("%d time windows: want 0..100", p.Windows))
 	}
 	if !(p.P > 0.5 && p.P < 1) {
 		errs = append(errs, fmt.Errorf("threshold confidence %g: want 0.5 < p < 1", p.P))

@@ -31,7 +31,7 @@ func init() {
 			return NaiveReduction(t, min(1024, t.Nodes()), 50, 4096, root)
 		}
 	}
-	smallMTU := func(p *Params) { p.MTU = 256 }
+	smallMTU := func(p *Params) { p.MTU, p.Windows = 256, 5 } // Fig. 4.11's five windows
 	addPreset(Preset{Name: "reduction-full", Description: "section 4.3: 1024 ranks each send 50 arrays of 4 KB to rank 0 on Full (256-byte MTU)",
 		Topology: clos(topo.Full), Workload: reduction(0), Adjust: smallMTU})
 	addPreset(Preset{Name: "reduction-full-388", Description: "section 4.3, Fig. 4.13: the naive reduction with its root moved to node 388",

@@ -23,6 +23,7 @@ type Result struct {
 	Counters  CounterSummary  `json:"port_counters"`
 	Diagnoses []Diagnosis     `json:"diagnosis"`
 	Links     []LinkResult    `json:"links"`
+	Windows   []Window        `json:"windows,omitempty"`
 
 	topo *topo.Topology
 }
@@ -110,6 +111,78 @@ type SchemeEstimate struct {
 	Reported bool    `json:"reported"`
 	Fraction float64 `json:"fraction"`
 	Var      float64 `json:"var"` // analytic variance of W
+}
+
+// A Window is the decode of the packets that arrived in one window of time
+// (Params.Windows): per scheme, every link it reports.
+type Window struct {
+	StartPS int64          `json:"start_ps"`
+	EndPS   int64          `json:"end_ps"`
+	Packets int            `json:"packets"`
+	Schemes [][]WindowLink `json:"schemes"`
+}
+
+// WindowLink is one reported link in a window.
+type WindowLink struct {
+	Switch   uint16  `json:"switch"`
+	Port     uint8   `json:"port"`
+	W        int64   `json:"w"`
+	C        int64   `json:"c"`
+	Fraction float64 `json:"fraction"`
+}
+
+// WindowFractions is Fractions for window k.
+func (r *Result) WindowFractions(k, i int) func(topo.Link) (float64, bool) {
+	m := map[topo.Link]float64{}
+	for _, l := range r.Windows[k].Schemes[i] {
+		m[topo.Link{Switch: l.Switch, Port: l.Port}] = l.Fraction
+	}
+	return func(l topo.Link) (float64, bool) { f, ok := m[l]; return f, ok }
+}
+
+// windows decodes the packets of each of Params.Windows equal windows of
+// arrival time, from the first arrival to the last.
+func (s *Sim) windows(groups [][]int, idx map[topo.Link]int) ([]Window, error) {
+	if s.p.Windows == 0 || len(s.samples) == 0 {
+		return nil, nil
+	}
+	lo, hi := s.samples[0].at, s.samples[len(s.samples)-1].at+1
+	nw := int64(s.p.Windows)
+	out := make([]Window, nw)
+	per := make([][][]int, nw)
+	for k := range out {
+		out[k].StartPS = lo + (hi-lo)*int64(k)/nw
+		out[k].EndPS = lo + (hi-lo)*int64(k+1)/nw
+	}
+	for _, g := range groups {
+		split := make([][]int, nw)
+		for _, si := range g {
+			k := (s.samples[si].at - lo) * nw / (hi - lo)
+			split[k] = append(split[k], si)
+		}
+		for k, sg := range split {
+			if len(sg) > 0 {
+				per[k] = append(per[k], sg)
+				out[k].Packets += len(sg)
+			}
+		}
+	}
+	for k := range out {
+		decs, err := s.decode(per[k], idx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range decs {
+			var ls []WindowLink
+			for li, l := range s.links {
+				if d.reported[li] {
+					ls = append(ls, WindowLink{Switch: l.Switch, Port: l.Port, W: d.w[li], C: d.c[li], Fraction: refmodel.CongestedFraction(d.w[li], d.c[li])})
+				}
+			}
+			out[k].Schemes = append(out[k].Schemes, ls)
+		}
+	}
+	return out, nil
 }
 
 // CounterSummary is what the port counters show (Alali et al.'s method:
@@ -290,6 +363,9 @@ func (s *Sim) result() (*Result, error) {
 	idx := s.linkIndex()
 	decs, err := s.decode(groups, idx)
 	if err != nil {
+		return nil, err
+	}
+	if r.Windows, err = s.windows(groups, idx); err != nil {
 		return nil, err
 	}
 	maxFITF, stalledObs, obs := s.counterStats()
