@@ -2,6 +2,7 @@ package cosim
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -253,12 +254,39 @@ func Explain(set *vectors.StageSet, sim string, m Mismatch) string {
 	fmt.Fprintf(&b, " (case %s; switch %d port %d congested %t load %t)\n", v.Case, v.Switch, v.Port, v.Congested, v.Load)
 	switch m.What {
 	case "packet":
-		got, err := hex.DecodeString(m.Got)
-		if err != nil {
+		got, err1 := hex.DecodeString(m.Got)
+		want, err2 := hex.DecodeString(m.Want)
+		if err1 != nil || err2 != nil {
 			fmt.Fprintf(&b, "  got %s\n  want %s", m.Got, m.Want)
 			return b.String()
 		}
-		b.WriteString(DiffPackets(got, v.Out, set.FieldBits))
+		if !bytes.Equal(want, v.Out) {
+			b.WriteString("  (the vector file's expected packet is not the model's: the file is corrupt or stale)\n")
+		}
+		b.WriteString(DiffPackets(got, want, set.FieldBits))
+	case "stat":
+		// FLAGS,FIELD,MALFORMED: the flag bits of vectors/format.go.
+		var gf, gv, gm, wf, wv, wm int
+		_, err1 := fmt.Sscanf(m.Got, "%x,%x,%d", &gf, &gv, &gm)
+		_, err2 := fmt.Sscanf(m.Want, "%x,%x,%d", &wf, &wv, &wm)
+		if err1 != nil || err2 != nil {
+			fmt.Fprintf(&b, "  got  %s\n  want %s", m.Got, m.Want)
+			return b.String()
+		}
+		for _, f := range []struct {
+			name string
+			bit  int
+		}{{"replace", vectors.FlagReplace}, {"saturated", vectors.FlagSaturated}, {"hash (the hop_bit H(id, d))", vectors.FlagHash}, {"congested", vectors.FlagCongested}} {
+			if gf&f.bit != wf&f.bit {
+				fmt.Fprintf(&b, "  stat %s: got %d, want %d\n", f.name, b2i(gf&f.bit != 0), b2i(wf&f.bit != 0))
+			}
+		}
+		if gv != wv {
+			fmt.Fprintf(&b, "  stat hop field after the stage: got %d, want %d\n", gv, wv)
+		}
+		if gm != wm {
+			fmt.Fprintf(&b, "  stat malformed: got %d, want %d\n", gm, wm)
+		}
 	default:
 		fmt.Fprintf(&b, "  got  %s\n  want %s", m.Got, m.Want)
 	}
@@ -311,6 +339,13 @@ func DiffPackets(got, want []byte, fieldBits int) string {
 		}
 	}
 	return b.String()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func byte4(p []byte) byte {
