@@ -59,6 +59,10 @@ var Full = Clos3{Name: "full", Radix: 36, NodesPerLeaf: 18, Pods: 11, LeavesPerP
 // with 16 uplinks per leaf gives a leaf only 8 next hops.
 var Tapered = Clos3{Name: "tapered", Radix: 48, NodesPerLeaf: 32, Pods: 6, LeavesPerPod: 24, AggsPerPod: 16, CoreGroups: 2, CoresPerGroup: 24, Parallel: 1}
 
+// maxBuild bounds switches times leaves, the entries of the routing tables
+// (one slice header each), at about 400 MB.
+const maxBuild = 1 << 24
+
 // Build builds the tree.
 func (c Clos3) Build() (*Topology, error) {
 	switch {
@@ -70,6 +74,9 @@ func (c Clos3) Build() (*Topology, error) {
 		return nil, fmt.Errorf("clos3 %s: %d aggregation switches per pod do not split into %d core groups", c.Name, c.AggsPerPod, c.CoreGroups)
 	}
 	nodes := c.Pods * c.LeavesPerPod * c.NodesPerLeaf
+	if sw, lv := c.Pods*(c.LeavesPerPod+c.AggsPerPod)+c.CoreGroups*c.CoresPerGroup, c.Pods*c.LeavesPerPod; sw*lv > maxBuild {
+		return nil, fmt.Errorf("clos3 %s: %d switches and %d leaves need %d routing-table entries, more than %d", c.Name, sw, lv, sw*lv, maxBuild)
+	}
 	if nodes > 0xBFFF {
 		return nil, fmt.Errorf("clos3 %s: %d nodes exceed the %d unicast LIDs", c.Name, nodes, 0xBFFF)
 	}
@@ -139,6 +146,9 @@ func KaryNTree(k, n int) (*Topology, error) {
 	}
 	if per*k > 0xBFFF {
 		return nil, fmt.Errorf("k-ary n-tree: %d nodes exceed the unicast LIDs", per*k)
+	}
+	if per*n*per > maxBuild {
+		return nil, fmt.Errorf("k-ary n-tree: %d switches and %d leaves need more than %d routing-table entries", per*n, per, maxBuild)
 	}
 	b := newBuilder(fmt.Sprintf("%d-ary-%d-tree", k, n), 2*k, n)
 	ids := make([][]uint16, n)

@@ -66,10 +66,20 @@ func Parse(spec string) (*Topology, error) {
 		if err := need("k", "n"); err != nil {
 			return nil, err
 		}
-		if vals["n"] > 6 {
-			return nil, fmt.Errorf("topology %q: n=%d levels; want at most 6", spec, vals["n"])
+		k, n := vals["k"], vals["n"]
+		if n > 6 {
+			return nil, fmt.Errorf("topology %q: n=%d levels; want at most 6", spec, n)
 		}
-		return KaryNTree(vals["k"], vals["n"])
+		if k >= 2 && n >= 1 {
+			per := 1
+			for range n - 1 {
+				per = min(per*k, 1<<20)
+			}
+			if err := checkSize(spec, per*n, per); err != nil {
+				return nil, err
+			}
+		}
+		return KaryNTree(k, n)
 	}
 	if err := need("radix", "h", "pods", "leaves", "aggs", "groups", "cores", "parallel"); err != nil {
 		return nil, err
@@ -83,5 +93,21 @@ func Parse(spec string) (*Topology, error) {
 	if c.Pods*c.LeavesPerPod > 4096 || c.Pods*c.AggsPerPod > 4096 || c.CoreGroups*c.CoresPerGroup > 4096 {
 		return nil, fmt.Errorf("topology %q: more than 4096 switches in a level", spec)
 	}
+	if err := checkSize(spec, c.Pods*(c.LeavesPerPod+c.AggsPerPod)+c.CoreGroups*c.CoresPerGroup, c.Pods*c.LeavesPerPod); err != nil {
+		return nil, err
+	}
 	return c.Build()
+}
+
+// maxTable bounds switches times leaves for a parsed specification: the
+// routing tables hold one entry per (switch, leaf) and Validate's minimality
+// check grows as leaves squared times switches. Full is 504 x 198, Tapered
+// 288 x 144.
+const maxTable = 1 << 18
+
+func checkSize(spec string, switches, leaves int) error {
+	if switches*leaves > maxTable {
+		return fmt.Errorf("topology %q: %d switches and %d leaves exceed the %d routing-table entries a specification may ask for; build it with the topo package's API", spec, switches, leaves, maxTable)
+	}
+	return nil
 }

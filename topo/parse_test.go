@@ -24,6 +24,7 @@ func TestParse(t *testing.T) {
 		{"kary:k=4;n=3", 0, "is not a count"},
 		{"kary:k", 0, "not key=value"},
 		{"clos3:radix=8,h=8,pods=4,leaves=4,aggs=4,groups=2,cores=4", 0, "more than its 8 ports"},
+		{"kary:k=7,n=5", 0, "routing-table entries"}, // 12005 switches, 2401 leaves
 	} {
 		tp, err := Parse(c.spec)
 		if c.err != "" {
