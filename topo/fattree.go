@@ -137,8 +137,8 @@ func (c Clos3) Build() (*Topology, error) {
 // x_l+1. Node m hangs off leaf m/k, port m%k+1. The 4-ary 3-tree is the
 // 64-node fat tree of the thesis's Figure 3.1.
 func KaryNTree(k, n int) (*Topology, error) {
-	if k < 2 || n < 1 || 2*k > 63 {
-		return nil, fmt.Errorf("k-ary n-tree: k=%d n=%d; want k >= 2 with 2k < 64 ports, n >= 1", k, n)
+	if k < 2 || n < 1 || 2*k > 63 || n > 8 {
+		return nil, fmt.Errorf("k-ary n-tree: k=%d n=%d; want k >= 2 with 2k < 64 ports, 1 <= n <= 8", k, n)
 	}
 	per := 1
 	for range n - 1 {
