@@ -194,6 +194,16 @@ type CounterSummary struct {
 	Observations int     `json:"observations"`  // (port, interval) pairs on ports that carried traffic
 	Stalled      float64 `json:"stalled_share"` // share of observations with a nonzero PortXmitWait increase
 	MaxFITF      float64 `json:"max_fitf"`
+	// Series is what an operator polling every port would see, read by
+	// read: how many ports stalled in the interval, and their mean FITF.
+	Series []CounterRead `json:"series"`
+}
+
+// CounterRead summarizes one read of every port's PortXmitWait.
+type CounterRead struct {
+	AtPS         int64   `json:"at_ps"`
+	StalledPorts int     `json:"stalled_ports"`
+	MeanFITF     float64 `json:"mean_fitf"` // over the ports that carried traffic
 }
 
 // decoded is one scheme's per-link estimate, by link index.
@@ -368,8 +378,8 @@ func (s *Sim) result() (*Result, error) {
 	if r.Windows, err = s.windows(groups, idx); err != nil {
 		return nil, err
 	}
-	maxFITF, stalledObs, obs := s.counterStats()
-	r.Counters = CounterSummary{IntervalPS: p.CounterInterval, Reads: len(s.counters), Observations: obs, MaxFITF: 0}
+	maxFITF, stalledObs, obs, series := s.counterStats()
+	r.Counters = CounterSummary{IntervalPS: p.CounterInterval, Reads: len(s.counters), Observations: obs, Series: series}
 	if obs > 0 {
 		r.Counters.Stalled = float64(stalledObs) / float64(obs)
 	}
@@ -490,7 +500,7 @@ func summarize(m *refmodel.Model, i int, links []LinkResult) SchemeSummary {
 // the counter intervals (Alali et al.'s FITF: PortXmitWait increase over the
 // interval), and how many (port, interval) observations on ports that carried
 // traffic show a stall.
-func (s *Sim) counterStats() (maxFITF []float64, stalled, obs int) {
+func (s *Sim) counterStats() (maxFITF []float64, stalled, obs int, series []CounterRead) {
 	maxFITF = make([]float64, len(s.links))
 	prevAt := int64(0)
 	prev := make([]int64, len(s.links))
@@ -499,21 +509,31 @@ func (s *Sim) counterStats() (maxFITF []float64, stalled, obs int) {
 		if dt <= 0 {
 			continue
 		}
+		rd := CounterRead{AtPS: c.at}
+		ports := 0
 		for li := range s.links {
 			if s.truth[li].packets == 0 {
 				continue
 			}
 			obs++
+			ports++
 			dw := c.wait[li] - prev[li]
 			if dw > 0 {
 				stalled++
+				rd.StalledPorts++
 			}
-			maxFITF[li] = max(maxFITF[li], float64(dw)/float64(dt))
+			f := float64(dw) / float64(dt)
+			rd.MeanFITF += f
+			maxFITF[li] = max(maxFITF[li], f)
 		}
+		if ports > 0 {
+			rd.MeanFITF /= float64(ports)
+		}
+		series = append(series, rd)
 		prevAt = c.at
 		copy(prev, c.wait)
 	}
-	return maxFITF, stalled, obs
+	return maxFITF, stalled, obs, series
 }
 
 // Fractions returns the congested fraction of each link as scheme i reports
