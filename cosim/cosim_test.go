@@ -327,3 +327,47 @@ func BenchmarkCoSim(b *testing.B) {
 	b.ReportMetric(float64(n)/r.Wall.Seconds(), "vectors/s(run)")
 	b.ReportMetric(float64(r.Cycles)/float64(n), "cycles/vector")
 }
+
+// TestVerifyVariants co-simulates the options the default matrix holds fixed:
+// every packet-id option and link encoding, pipeline depths 3 and 4, LFSR
+// step counts and widths, another free-running clock ratio, sender draws with
+// L = 1, and a non-default SipHash key.
+func TestVerifyVariants(t *testing.T) {
+	needTools(t, "verilator")
+	mk := func(f func(*verilog.Config)) verilog.Config {
+		c := verilog.DefaultConfig()
+		f(&c)
+		return c
+	}
+	cfgs := []verilog.Config{
+		mk(func(c *verilog.Config) { c.ID = hash.IDPSNOdd; c.PipeDepth = 3 }),
+		mk(func(c *verilog.Config) { c.ID = hash.IDPSNSLID; c.Link = hash.LinkWide }),
+		mk(func(c *verilog.Config) { c.ID = hash.IDPSNDestQP; c.Link = hash.LinkPacked; c.PipeDepth = 4 }),
+		mk(func(c *verilog.Config) { c.Hash = hash.New(hash.CRC32); c.Link = hash.LinkPacked; c.PipeDepth = 4 }),
+		mk(func(c *verilog.Config) { c.Generator, c.CountBits, c.PipeDepth = "lfsr-lut/b16/k16", 4, 3 }),
+		mk(func(c *verilog.Config) { c.Generator, c.CountBits = "lfsr-lut/b32", 2 }),
+		mk(func(c *verilog.Config) { c.Generator, c.CountBits = "shiftreg/free/5:8", 4 }),
+		mk(func(c *verilog.Config) { c.Generator, c.CountBits, c.SenderL = "sender", 0, 1 }),
+		mk(func(c *verilog.Config) {
+			c.Hash = hash.NewKeyed(hash.SipHash, [16]byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+			c.ID = hash.IDPSNSLID
+		}),
+	}
+	rep, err := Verify(context.Background(), Options{
+		Configs: cfgs, Seed: 12, Random: 1500, WorkDir: workDir(t, "verify-variants"), Lanes: 2, Parts: 1, Stall: 3, Gap: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cr := range rep.Configs {
+		for _, e := range cr.Explained {
+			t.Error(e)
+		}
+		for _, b := range cr.Missing {
+			t.Errorf("%s: coverage bin %s never hit", cr.Config.Name(), b)
+		}
+	}
+	if !rep.OK() {
+		t.Fatalf("%d mismatches, %d coverage holes", rep.Mismatches, rep.Uncovered)
+	}
+}
