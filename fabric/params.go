@@ -164,6 +164,9 @@ func (p Params) Validate() error {
 			errs = append(errs, fmt.Errorf("scheme %d has LNH=%d, scheme 0 LNH=%d: every scheme rides the same packets", i, c.LNH, p.Schemes[0].LNH))
 		}
 	}
+	if p.Perspective < -1 {
+		errs = append(errs, fmt.Errorf("perspective %d: want an application number, or -1 for every packet", p.Perspective))
+	}
 	if p.Windows < 0 || p.Windows > 100 {
 		errs = append(errs, fmt.Errorf("%d time windows: want 0..100", p.Windows))
 	}

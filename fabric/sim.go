@@ -139,6 +139,9 @@ func New(t *topo.Topology, w *Workload, p Params) (*Sim, error) {
 	if len(w.PerNode) != t.Nodes() {
 		return nil, fmt.Errorf("workload %s is for %d nodes, topology %s has %d", w.Name, len(w.PerNode), t.Name, t.Nodes())
 	}
+	if p.Perspective >= len(w.Apps) {
+		return nil, fmt.Errorf("perspective %d: workload %s has applications 0..%d", p.Perspective, w.Name, len(w.Apps)-1)
+	}
 	s := &Sim{t: t, p: p, w: w, psn: map[uint64]uint32{}, zeros: make([]byte, p.MTU)}
 	s.lnh = p.Schemes[0].LNH
 	for i, c := range p.Schemes {
