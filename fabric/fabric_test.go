@@ -495,6 +495,11 @@ func TestRandomRuns(t *testing.T) {
 		p := DefaultParams()
 		p.Seed = seed
 		p.Schemes = DefaultSchemes(seed)
+		if trial%2 == 1 { // and the sender-generated draws of section 5.9
+			snd := refmodel.DefaultConfig()
+			snd.Telemetry.SenderL, snd.Generator, snd.Seed = 5, refmodel.GeneratorSender, seed
+			p.Schemes = append(p.Schemes, snd)
+		}
 		p.MTU = []int{256, 512, 1024, 2048, 4096}[pick.intn(5)]
 		p.InputBuffer = p.MTU + 128 + pick.intn(32<<10)
 		p.OutputBuffer = p.MTU + 128 + pick.intn(128<<10)
