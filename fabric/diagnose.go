@@ -12,6 +12,7 @@ import (
 // SaturatedUtilization of line rate or more and "well under line rate" below
 // UnderUtilization (Theorem 4.2).
 const (
+	MinorShare           = 0.01
 	CongestedFraction    = 0.5
 	SaturatedUtilization = 0.8
 	UnderUtilization     = 0.5
@@ -45,8 +46,12 @@ type Diagnosis struct {
 	Scheme         string `json:"scheme"`
 	CongestedLinks int    `json:"congested_links"`
 	Roots          []Root `json:"roots"`
-	Cause          string `json:"cause"`
-	Reason         string `json:"reason"`
+	// MinorRoots counts roots left out of Roots because they carry under
+	// MinorShare of the largest root's congested packets (victims at the
+	// edge of a big tree, or sampling noise on lightly used links).
+	MinorRoots int    `json:"minor_roots"`
+	Cause      string `json:"cause"`
+	Reason     string `json:"reason"`
 	// CounterView contrasts the roots with what the port counters show.
 	CounterView string `json:"counter_view"`
 }
@@ -127,6 +132,19 @@ func diagnose(t *topo.Topology, r *Result, i int, util func(topo.Link) float64) 
 	slices.SortStableFunc(dg.Roots, func(a, b Root) int {
 		return int(b.W - a.W)
 	})
+	var top float64
+	for _, rt := range dg.Roots {
+		top = max(top, float64(rt.W)*rt.Fraction)
+	}
+	kept := dg.Roots[:0]
+	for _, rt := range dg.Roots {
+		if float64(rt.W)*rt.Fraction < MinorShare*top {
+			dg.MinorRoots++
+			continue
+		}
+		kept = append(kept, rt)
+	}
+	dg.Roots = kept
 	if len(dg.Roots) == 0 {
 		dg.Cause = CauseNone
 		dg.Reason = "no link has an estimated congested fraction of 0.5 or more"
