@@ -135,8 +135,8 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		} else if g.kind == GenLFSRLUT && (g.lfsrSteps > 32 || g.lfsrWidth > 32) {
 			errs = append(errs, fmt.Errorf("generator %s: the RTL steps a register of at most 32 bits at most 32 times per draw", c.Generator))
-		} else if g.kind == GenShiftReg && g.clock == 2 && (g.p > 1<<20 || g.q > 1<<20) {
-			errs = append(errs, fmt.Errorf("generator %s: P and Q must be at most 2^20", c.Generator))
+		} else if g.kind == GenShiftReg && g.clock == 2 && g.q > 64 {
+			errs = append(errs, fmt.Errorf("generator %s: the RTL holds the rotation of each of the Q draw phases in a table, so Q must be at most 64", c.Generator))
 		}
 		if c.SenderL != 0 {
 			errs = append(errs, fmt.Errorf("sender draws L=%d with generator %s: use generator sender, or L 0", c.SenderL, c.Generator))
@@ -422,6 +422,9 @@ func Wrapper(c Config) ([]byte, error) {
 			fmt.Sprintf(".LfsrTable({%s%s})  // T[%d..1] = round((2^%d-1)/l), package rng", pad, t.String(), len(g.lfsrTable), g.lfsrWidth))
 	case GenShiftReg:
 		params = append(params, fmt.Sprintf(".ShiftClock(%d)", g.clock), fmt.Sprintf(".ShiftP(%d)", g.p), fmt.Sprintf(".ShiftQ(%d)", g.q))
+		if g.clock == 2 {
+			params = append(params, fmt.Sprintf(".ShiftRot(%d'h%s)  // m(n) mod l, docs/spec.md section 4", 64*g.q, shiftRot(g.p, g.q)))
+		}
 	}
 	for i, p := range params {
 		sep := ","
@@ -458,4 +461,23 @@ func Write(dir string, files []File) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// shiftRot is the free-running shift registers' rotation table: for each draw
+// phase n < Q and register l = 1..16, the clocks between draws n and n+1,
+// m(n) = floor((n+1)P/Q) - floor(nP/Q) (docs/spec.md section 4), mod l, in
+// bits 4*(16*n + l-1) +: 4 of a 64*Q-bit parameter, as hex.
+func shiftRot(p, q uint64) string {
+	bits := make([]byte, 16*q) // one nibble per entry, entry 0 least significant
+	for n := uint64(0); n < q; n++ {
+		m := (n+1)*p/q - n*p/q
+		for l := uint64(1); l <= 16; l++ {
+			bits[16*n+l-1] = byte(m % l)
+		}
+	}
+	var b strings.Builder
+	for i := len(bits) - 1; i >= 0; i-- {
+		b.WriteByte("0123456789abcdef"[bits[i]])
+	}
+	return b.String()
 }

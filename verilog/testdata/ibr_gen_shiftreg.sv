@@ -20,14 +20,18 @@
 // (parameter Clock):
 //   0 per-draw    only r_l is clocked, once
 //   1 per-packet  every register is clocked once per draw
-//   2 free P/Q    every register is clocked floor((n+1)P/Q) - floor(nP/Q) times
+//   2 free P/Q    every register is clocked m(n) = floor((n+1)P/Q) - floor(nP/Q) times
 //                 between draws n and n+1; the draw count n mod Q is the state's
 //                 top PhaseW bits. A free-running clock P/Q times the packet rate,
-//                 modelled exactly as the rotation it causes between samples.
+//                 modelled exactly as the rotation it causes between samples: Rot
+//                 holds m(n) mod l for every n < Q and l (computed when the RTL is
+//                 generated), so no divider is built.
 module ibr_gen_shiftreg #(
   parameter int Clock  = 0,   // 0 per-draw, 1 per-packet, 2 free-running P/Q
-  parameter int P      = 1,   // free-running clock ratio P/Q, 1..2^20
+  parameter int P      = 1,   // free-running clock ratio P/Q, Q in 1..64
   parameter int Q      = 1,
+  // Free-running: m(n) mod l in bits 4*(16*n + l-1) +: 4, for n < Q, l = 1..16.
+  parameter logic [16*4*Q-1:0] Rot = '0,
   parameter int MaxL   = 8,   // largest l, 1..16
   parameter int LW     = 4,   // width of l_i
   parameter int PhaseW = (Clock == 2 && Q > 1) ? $clog2(Q) : 0,
@@ -44,9 +48,8 @@ module ibr_gen_shiftreg #(
   output      logic              zero_o,   // its answer, valid with done_o and held until the next
   output      logic [StateW-1:0] state_o
 );
-  if (Clock < 0 || Clock > 2 || MaxL < 1 || MaxL > 16 || P < 1 || Q < 1 || P > (1 << 20) || Q > (1 << 20))
-  begin : gen_bad_param
-    `IBR_PARAM_ERROR("ibr_gen_shiftreg: Clock must be 0..2, MaxL 1..16, P and Q 1..2^20")
+  if (Clock < 0 || Clock > 2 || MaxL < 1 || MaxL > 16 || P < 1 || Q < 1 || Q > 64) begin : gen_bad_param
+    `IBR_PARAM_ERROR("ibr_gen_shiftreg: Clock must be 0..2, MaxL 1..16, P at least 1, Q 1..64")
   end
 
   // Reset: each register's 0 at its output (r_l = 1..10). The port is seeded
@@ -61,13 +64,11 @@ module ibr_gen_shiftreg #(
 
   logic [RegW-1:0] r_q, r_d;
   logic            done_q, zero_q, out_bit;
-  logic [31:0]     m;  // clocks between this draw and the next (free-running)
+  logic [PhaseW > 0 ? PhaseW-1 : 0:0] n;  // the draw count mod Q (free-running)
 
   if (PhaseW > 0) begin : gen_phase
     logic [PhaseW-1:0] phase_q;
-    logic [63:0]       n;
-    assign n = 64'(phase_q);
-    assign m = 32'(((n + 64'd1) * 64'(P)) / 64'(Q) - (n * 64'(P)) / 64'(Q));
+    assign n = phase_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         phase_q <= '0;
@@ -79,22 +80,27 @@ module ibr_gen_shiftreg #(
     end
     assign state_o = {phase_q, r_q};
   end else begin : gen_no_phase
-    assign m = (Clock == 2) ? 32'(P / Q) : 32'd1;  // Q = 1: P clocks per draw
+    assign n = '0;
     assign state_o = r_q;
+  end
+
+  if (Clock != 2) begin : gen_no_rot
+    logic unused_n;
+    assign unused_n = ^n;
   end
 
   // Register l: rotate toward the output by the clocks it receives.
   for (genvar l = 1; l <= MaxL; l++) begin : gen_reg
     localparam int Off = l * (l - 1) / 2;
     logic [l-1:0] cur, rot;
-    logic [31:0]  k;
+    logic [3:0]   k;  // clocks this register receives, mod l
     assign cur = r_q[Off +: l];
     if (Clock == 0) begin : gen_per_draw
-      assign k = (l_i == LW'(l)) ? 32'd1 : 32'd0;
-      logic unused_m;
-      assign unused_m = ^m;
-    end else begin : gen_all
-      assign k = m % 32'(l);
+      assign k = (l_i == LW'(l)) ? 4'd1 : 4'd0;
+    end else if (Clock == 1) begin : gen_per_packet
+      assign k = (l == 1) ? 4'd0 : 4'd1;
+    end else begin : gen_free
+      assign k = Rot[4*(16*n + l-1) +: 4];
     end
     // rot[i] = cur[(i + k) mod l], k < l
     logic [2*l-1:0] dbl;

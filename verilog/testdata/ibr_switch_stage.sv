@@ -93,6 +93,7 @@ module ibr_switch_stage #(
   parameter int ShiftClock = 0,
   parameter int ShiftP     = 1,
   parameter int ShiftQ     = 1,
+  parameter logic [16*4*ShiftQ-1:0] ShiftRot = '0,  // free-running: m(n) mod l (ibr_gen_shiftreg's Rot)
   // Width of the generator state port (1 for sender draws, which have none):
   // rng's StateBits for the generator.
   parameter int StateW = 128,
@@ -322,7 +323,7 @@ module ibr_switch_stage #(
         .done_o(done), .zero_o(zero), .state_o(gen_state_o)
       );
     end else begin : gen_shiftreg
-      ibr_gen_shiftreg #(.Clock(ShiftClock), .P(ShiftP), .Q(ShiftQ), .MaxL(MaxL), .LW(LW)) u_gen (
+      ibr_gen_shiftreg #(.Clock(ShiftClock), .P(ShiftP), .Q(ShiftQ), .Rot(ShiftRot), .MaxL(MaxL), .LW(LW)) u_gen (
         .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
         .done_o(done), .zero_o(zero), .state_o(gen_state_o)
       );
