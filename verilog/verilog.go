@@ -357,14 +357,24 @@ func Wrapper(c Config) ([]byte, error) {
 	stateW := g.stateBits
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n//\n", Header)
-	fmt.Fprintf(&b, "// %s: ibr_switch_stage (ibr_switch_stage.sv) for hash %s, generator %s, ", c.Module(), c.Hash.Kind, c.Generator)
+	fmt.Fprintf(&b, "// %s: ibr_switch_stage (ibr_switch_stage.sv)\n// for hash %s, generator %s, ", c.Module(), c.Hash.Kind, c.Generator)
 	if c.genKind() == GenSender {
 		fmt.Fprintf(&b, "sender draws L=%d (hop_rand %d bits),\n", c.SenderL, c.SenderL+1)
 	} else {
 		fmt.Fprintf(&b, "hop_count %d bits,\n", c.CountBits)
 	}
-	fmt.Fprintf(&b, "// packet id %s, link encoding %s, pipeline depth %d. The matching model is\n", c.ID, c.Link, c.PipeDepth)
-	fmt.Fprintf(&b, "// refmodel with: %s\n", c.ModelConfig(header.LNHLocal, 0).String())
+	fmt.Fprintf(&b, "// packet id %s, link encoding %s, pipeline depth %d. The matching model\n", c.ID, c.Link, c.PipeDepth)
+	fmt.Fprintf(&b, "// (refmodel.Config, for local packets; global ones take lnh=3):\n")
+	model := c.ModelConfig(header.LNHLocal, 0).String()
+	for len(model) > 0 {
+		// Wrap the model's one-line form at spaces to stay within 100 columns.
+		n := len(model)
+		if n > 90 {
+			n = strings.LastIndex(model[:90], " ")
+		}
+		fmt.Fprintf(&b, "//   %s\n", model[:n])
+		model = strings.TrimSpace(model[n:])
+	}
 	fmt.Fprintf(&b, "`default_nettype none\n\n")
 	fmt.Fprintf(&b, "module %s (\n", c.Module())
 	ports := []struct{ dir, width, name string }{
@@ -410,7 +420,12 @@ func Wrapper(c Config) ([]byte, error) {
 		for l := len(g.lfsrTable); l >= 1; l-- {
 			fmt.Fprintf(&t, "32'd%d", g.lfsrTable[l-1])
 			if l > 1 {
-				t.WriteString(", ")
+				t.WriteString(",")
+				if (l-1)%4 == 0 {
+					t.WriteString("\n      ")
+				} else {
+					t.WriteString(" ")
+				}
 			}
 		}
 		pad := ""
@@ -419,11 +434,11 @@ func Wrapper(c Config) ([]byte, error) {
 		}
 		params = append(params, fmt.Sprintf(".LfsrWidth(%d)", g.lfsrWidth), fmt.Sprintf(".LfsrSteps(%d)", g.lfsrSteps),
 			fmt.Sprintf(".LfsrMask(32'h%08x)", g.lfsrMask),
-			fmt.Sprintf(".LfsrTable({%s%s})  // T[%d..1] = round((2^%d-1)/l), package rng", pad, t.String(), len(g.lfsrTable), g.lfsrWidth))
+			fmt.Sprintf("// T[%d..1] = round((2^%d-1)/l), package rng\n    .LfsrTable({%s\n      %s})", len(g.lfsrTable), g.lfsrWidth, pad, t.String()))
 	case GenShiftReg:
 		params = append(params, fmt.Sprintf(".ShiftClock(%d)", g.clock), fmt.Sprintf(".ShiftP(%d)", g.p), fmt.Sprintf(".ShiftQ(%d)", g.q))
 		if g.clock == 2 {
-			params = append(params, fmt.Sprintf(".ShiftRot(%d'h%s)  // m(n) mod l, docs/spec.md section 4", 64*g.q, shiftRot(g.p, g.q)))
+			params = append(params, fmt.Sprintf("// m(n) mod l for draw phases n = %d..0, docs/spec.md section 4\n    .ShiftRot({%s})", g.q-1, shiftRot(g.p, g.q)))
 		}
 	}
 	for i, p := range params {
@@ -431,11 +446,7 @@ func Wrapper(c Config) ([]byte, error) {
 		if i == len(params)-1 {
 			sep = ""
 		}
-		if k := strings.Index(p, "  //"); k >= 0 {
-			p = p[:k] + sep + p[k:]
-		} else {
-			p += sep
-		}
+		p += sep
 		fmt.Fprintf(&b, "    %s\n", p)
 	}
 	fmt.Fprintf(&b, "  ) u_stage (\n")
@@ -476,8 +487,14 @@ func shiftRot(p, q uint64) string {
 		}
 	}
 	var b strings.Builder
-	for i := len(bits) - 1; i >= 0; i-- {
-		b.WriteByte("0123456789abcdef"[bits[i]])
+	for n := int(q) - 1; n >= 0; n-- {
+		b.WriteString("\n      64'h")
+		for i := 16*n + 15; i >= 16*n; i-- {
+			b.WriteByte("0123456789abcdef"[bits[i]])
+		}
+		if n > 0 {
+			b.WriteString(",")
+		}
 	}
 	return b.String()
 }

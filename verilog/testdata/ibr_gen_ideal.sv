@@ -151,7 +151,8 @@ module ibr_gen_ideal #(
       end
       if (draw_i) begin
         assert (!busy_q) else $error("ibr_gen_ideal: draw requested while busy");
-        assert (l_i >= 1 && int'(l_i) <= MaxL) else $error("ibr_gen_ideal: l=%0d outside 1..%0d", l_i, MaxL);
+        assert (l_i >= 1 && int'(l_i) <= MaxL)
+          else $error("ibr_gen_ideal: l=%0d outside 1..%0d", l_i, MaxL);
       end
       assert (state_o != '0) else $error("ibr_gen_ideal: all-zero state (xoshiro's fixed point)");
     end

@@ -22,7 +22,7 @@
 module ibr_gen_lfsr_lut #(
   parameter int                Width = 16,                 // B, 3..32
   parameter int                Steps = 1,                  // k, LFSR steps per draw, 1..32
-  parameter logic [31:0]       Mask  = 32'h0000_002d,      // feedback taps c(B-1)..c0 (package lfsr)
+  parameter logic [31:0]       Mask  = 32'h0000_002d,      // taps c(B-1)..c0 (package lfsr)
   parameter int                MaxL  = 8,                  // largest l, 1..16
   parameter int                LW    = 4,                  // width of l_i
   parameter logic [16*32-1:0]  Table = '0                  // T[l] in bits 32*(l-1) +: 32 (rng.LUT)
@@ -37,7 +37,8 @@ module ibr_gen_lfsr_lut #(
   output      logic             zero_o,   // its answer, valid with done_o and held until the next
   output      logic [Width-1:0] state_o
 );
-  if (Width < 3 || Width > 32 || Steps < 1 || Steps > 32 || MaxL < 1 || MaxL > 16) begin : gen_bad_param
+  if (Width < 3 || Width > 32 || Steps < 1 || Steps > 32 || MaxL < 1 || MaxL > 16)
+  begin : gen_bad_param
     `IBR_PARAM_ERROR("ibr_gen_lfsr_lut: Width must be 3..32, Steps 1..32, MaxL 1..16")
   end
 
@@ -92,9 +93,11 @@ module ibr_gen_lfsr_lut #(
     if (!rst_ni) begin
       // Nothing to check in reset.
     end else begin
-      assert (s_q != '0) else $error("ibr_gen_lfsr_lut: the LFSR holds zero, which it never leaves");
+      assert (s_q != '0)
+        else $error("ibr_gen_lfsr_lut: the LFSR holds zero, which it never leaves");
       if (draw_i) begin
-        assert (l_i >= 1 && int'(l_i) <= MaxL) else $error("ibr_gen_lfsr_lut: l=%0d outside 1..%0d", l_i, MaxL);
+        assert (l_i >= 1 && int'(l_i) <= MaxL)
+          else $error("ibr_gen_lfsr_lut: l=%0d outside 1..%0d", l_i, MaxL);
       end
     end
   end

@@ -48,7 +48,8 @@ module ibr_gen_shiftreg #(
   output      logic              zero_o,   // its answer, valid with done_o and held until the next
   output      logic [StateW-1:0] state_o
 );
-  if (Clock < 0 || Clock > 2 || MaxL < 1 || MaxL > 16 || P < 1 || Q < 1 || Q > 64) begin : gen_bad_param
+  if (Clock < 0 || Clock > 2 || MaxL < 1 || MaxL > 16 || P < 1 || Q < 1 || Q > 64)
+  begin : gen_bad_param
     `IBR_PARAM_ERROR("ibr_gen_shiftreg: Clock must be 0..2, MaxL 1..16, P at least 1, Q 1..64")
   end
 

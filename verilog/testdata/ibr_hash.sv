@@ -15,7 +15,8 @@
 // ibr_hash: H(id, d), one bit (docs/spec.md section 3, thesis section 5.4).
 module ibr_hash #(
   parameter int HashKind = 4,
-  parameter logic [127:0] SipKey = 128'h0f0e0d0c0b0a0908_0706050403020100  // SipHash key, k0 in bits 63..0
+  // SipHash key: k0 (key bytes 0..7, little-endian) in bits 63..0, k1 in 127..64.
+  parameter logic [127:0] SipKey = 128'h0f0e0d0c0b0a0908_0706050403020100
 ) (
   input  wire logic [31:0] id_i,  // packet id (spec section 3)
   input  wire logic [31:0] d_i,   // link identifier d

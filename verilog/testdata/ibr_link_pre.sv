@@ -17,7 +17,8 @@
 // the stage registers its outputs when the port is configured.
 module ibr_link_pre #(
   parameter int HashKind = 4,  // see the file header
-  parameter int LinkEnc  = 0   // 0 thesis: s*2^15 + p*2^9 + 509; 1 wide: s*2^17 + p*2^9 + 509; 2 packed: s*2^8 + p
+  // Link encoding: 0 thesis s*2^15 + p*2^9 + 509; 1 wide s*2^17 + p*2^9 + 509; 2 packed s*2^8 + p.
+  parameter int LinkEnc  = 0
 ) (
   input  wire logic [15:0] switch_i,  // switch ID (the switch's LID)
   input  wire logic [7:0]  port_i,    // output port number

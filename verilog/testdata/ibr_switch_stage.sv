@@ -3,9 +3,11 @@
 // The egress switch stage of the one-reservoir telemetry scheme
 // (Taffet, thesis section 5.7, Alg. 8), bit-exact with package refmodel of the
 // ibreservoir Go model (docs/spec.md sections 2-5). Generated from
-// verilog/rtl/ibr_stage.sv.tmpl (one file per module); every constant below that is not an IBA or
-// thesis constant (the ideal generator's rejection bounds, the CRC hash masks)
-// is computed by the Go model's own functions when this file is generated.
+// verilog/rtl/ibr_stage.sv.tmpl (one file per module); every constant that is
+// not an IBA or thesis constant (the ideal generator's rejection bounds, the
+// CRC hashes' masks, the VCRC masks, the LFSR table and taps, the shift
+// registers' rotations) is computed by the Go model's packages when the file
+// is generated.
 //
 // Modules, leaf first:
 //   ibr_crc16_bytes   combinational VCRC core over NBytes bytes (IBA Vol. 1 7.8.2)
@@ -71,10 +73,10 @@
 // every other byte pass untouched. Packets that are not IBA transport packets
 // (LNH 0 or 1) pass with only their VCRC recomputed.
 //
-// Latency: PipeDepth cycles. Configuration (cfg_we_i), the congested bit
-// (sampled with the sop word) and generator loads apply to the packets whose
-// sop word enters at or after them; cfg_we_i and gen_load_i must not be
-// asserted while a packet's telemetry word is between entry and exit.
+// Latency: PipeDepth cycles. The congested bit is sampled with the sop word.
+// A packet's hash uses the port configuration (cfg_we_i) current when its PSN
+// word enters, so cfg_we_i may come with the next packet's sop word.
+// gen_load_i (seeding) must come between packets, when no draw is pending.
 module ibr_switch_stage #(
   parameter int HashKind  = 4,  // hash (file header); 4 = mult0, the thesis's proposal
   parameter int GenKind   = 0,  // generator: 0 ideal, 1 lfsr-lut, 2 shiftreg, 3 sender draws
@@ -93,7 +95,8 @@ module ibr_switch_stage #(
   parameter int ShiftClock = 0,
   parameter int ShiftP     = 1,
   parameter int ShiftQ     = 1,
-  parameter logic [16*4*ShiftQ-1:0] ShiftRot = '0,  // free-running: m(n) mod l (ibr_gen_shiftreg's Rot)
+  // Free-running: m(n) mod l (ibr_gen_shiftreg's Rot).
+  parameter logic [16*4*ShiftQ-1:0] ShiftRot = '0,
   // Width of the generator state port (1 for sender draws, which have none):
   // rng's StateBits for the generator.
   parameter int StateW = 128,
@@ -106,11 +109,13 @@ module ibr_switch_stage #(
   input  wire logic              cfg_we_i,      // load switch ID and port, precompute d and K
   input  wire logic [15:0]       cfg_switch_i,  // switch ID
   input  wire logic [7:0]        cfg_port_i,    // this output port
-  input  wire logic              cong_i,        // the port is congested (thesis section 5.10), with the sop word
+  // The port is congested (thesis section 5.10); sampled with the sop word.
+  input  wire logic              cong_i,
   // Generator state (seeding at bring-up; test vectors).
   input  wire logic              gen_load_i,
   input  wire logic [StateW-1:0] gen_state_i,
-  output      logic [StateW-1:0] gen_state_o,   // while stat_valid_o: the state after that packet's draw
+  // While stat_valid_o is high: the state after that packet's draw.
+  output      logic [StateW-1:0] gen_state_o,
   // Ingress stream.
   input  wire logic              in_valid_i,
   output      logic              in_ready_o,
@@ -142,13 +147,13 @@ module ibr_switch_stage #(
     `IBR_PARAM_ERROR("ibr_switch_stage: HashKind must be 0..7")
   end
   if (GenKind < 0 || GenKind > 3) begin : gen_bad_gen
-    `IBR_PARAM_ERROR("ibr_switch_stage: GenKind must be 0 (ideal), 1 (lfsr-lut), 2 (shiftreg) or 3 (sender)")
+    `IBR_PARAM_ERROR("ibr_switch_stage: GenKind must be 0 ideal, 1 lfsr-lut, 2 shiftreg, 3 sender")
   end
   if (GenKind != 3 && (CountBits < 1 || CountBits > 4)) begin : gen_bad_count
-    `IBR_PARAM_ERROR("ibr_switch_stage: CountBits must be 1..4: hop_bit, cong_bit and the count share Resv6's 6 bits")
+    `IBR_PARAM_ERROR("ibr_switch_stage: CountBits must be 1..4 (the fields share Resv6's 6 bits)")
   end
   if (GenKind == 3 && (SenderL < 1 || SenderL > 3)) begin : gen_bad_sender
-    `IBR_PARAM_ERROR("ibr_switch_stage: SenderL must be 1..3: hop_rand is L+1 bits beside hop_bit and cong_bit in Resv6")
+    `IBR_PARAM_ERROR("ibr_switch_stage: SenderL must be 1..3 (the fields share Resv6's 6 bits)")
   end
   if (IdOpt < 0 || IdOpt > 3) begin : gen_bad_id
     `IBR_PARAM_ERROR("ibr_switch_stage: IdOpt must be 0..3")
@@ -159,7 +164,8 @@ module ibr_switch_stage #(
     `IBR_PARAM_ERROR("ibr_switch_stage: PipeDepth must be 2..4")
   end
   localparam int MaxL      = 1 << CountBits;
-  localparam int ShiftRegW = MaxL * (MaxL + 1) / 2 + ((ShiftClock == 2 && ShiftQ > 1) ? $clog2(ShiftQ) : 0);
+  localparam int ShiftRegW = MaxL * (MaxL + 1) / 2 +
+                             ((ShiftClock == 2 && ShiftQ > 1) ? $clog2(ShiftQ) : 0);
   localparam int WantStateW = (GenKind == 0) ? 128 : (GenKind == 1) ? LfsrWidth :
                               (GenKind == 2) ? ShiftRegW : 1;
   if (StateW != WantStateW) begin : gen_bad_statew
@@ -317,13 +323,16 @@ module ibr_switch_stage #(
     assign l = {1'b0, field_in} + LW'(1);
     if (GenKind == 1) begin : gen_lfsr_lut
       ibr_gen_lfsr_lut #(
-        .Width(LfsrWidth), .Steps(LfsrSteps), .Mask(LfsrMask), .MaxL(MaxL), .LW(LW), .Table(LfsrTable)
+        .Width(LfsrWidth), .Steps(LfsrSteps), .Mask(LfsrMask), .MaxL(MaxL), .LW(LW),
+        .Table(LfsrTable)
       ) u_gen (
         .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
         .done_o(done), .zero_o(zero), .state_o(gen_state_o)
       );
     end else begin : gen_shiftreg
-      ibr_gen_shiftreg #(.Clock(ShiftClock), .P(ShiftP), .Q(ShiftQ), .Rot(ShiftRot), .MaxL(MaxL), .LW(LW)) u_gen (
+      ibr_gen_shiftreg #(
+        .Clock(ShiftClock), .P(ShiftP), .Q(ShiftQ), .Rot(ShiftRot), .MaxL(MaxL), .LW(LW)
+      ) u_gen (
         .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
         .done_o(done), .zero_o(zero), .state_o(gen_state_o)
       );
@@ -531,7 +540,7 @@ module ibr_switch_stage #(
     end
     if (in_fire && is_tel_in) begin
       assert (!tel_seen_q || tel_done)
-        else $error("ibr_switch_stage: a telemetry word entered while another packet's was pending");
+        else $error("ibr_switch_stage: a telemetry word entered while another's was pending");
     end
   end
 `endif
