@@ -121,7 +121,7 @@ func TestGolden(t *testing.T) {
 
 // TestGOMAXPROCS: the bytes do not depend on how many goroutines made them.
 func TestGOMAXPROCS(t *testing.T) {
-	cfg := defaultStage(5000)
+	cfg := defaultStage(40000) // 625 chains: three batches of parallel generation
 	var outs [][]byte
 	for _, p := range []int{1, 2, 7} {
 		old := runtime.GOMAXPROCS(p)
