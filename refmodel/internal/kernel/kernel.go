@@ -48,7 +48,7 @@ import (
 	"ibreservoir/internal/cpu"
 )
 
-//go:generate go run ./asm -out mismatch_amd64.s -stubs mismatch_amd64_stub.go -pkg kernel
+//go:generate go run -C asm . -out ../mismatch_amd64.s -stubs ../mismatch_amd64_stub.go -pkg kernel
 
 // RecWords is the number of uint64 words per packet record.
 const RecWords = 4
