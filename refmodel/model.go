@@ -3,7 +3,6 @@ package refmodel
 import (
 	"encoding/binary"
 	"fmt"
-	"math/bits"
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
@@ -142,7 +141,11 @@ func (m *Model) Send(pkt []byte, nic rng.Generator) error {
 			if !acc.ok {
 				continue
 			}
-			acc.set(pkt, n, senderField(nic, L))
+			f, err := rng.Fill(L, nic)
+			if err != nil {
+				return fmt.Errorf("sender NIC: %w", err)
+			}
+			acc.set(pkt, n, f)
 		}
 	}
 	m.writeVCRC(pkt, n)
@@ -269,15 +272,16 @@ func (m *Model) draw(pkt []byte, n int, count, rnd *fieldAcc, g rng.Generator, d
 		return replace, l, int(c), saturated, nil
 	}
 	v := rnd.get(pkt, n)
-	if v == 0 {
-		return false, 0, 0, false, fmt.Errorf("%s is 0: sender draws need their sentinel bit (malformed packet)", rnd.name(m))
+	L := m.cfg.Telemetry.SenderL
+	k, err := rng.Hops(v, L) // hops already served
+	if err != nil {
+		return false, 0, 0, false, fmt.Errorf("%s: %w (malformed packet)", rnd.name(m), err)
 	}
 	if v == m.spent {
-		return false, 0, m.cfg.Telemetry.SenderL, true, nil
+		return false, 0, L, true, nil
 	}
-	k := bits.TrailingZeros64(v) // hops already served
-	replace = v>>m.cfg.Telemetry.SenderL&1 == 0
-	rnd.set(pkt, n, v<<1&(m.spent<<1-1))
+	replace, next, _ := rng.Consume(v, L) // v was checked by Hops
+	rnd.set(pkt, n, next)
 	return replace, k + 1, k + 1, false, nil
 }
 
@@ -293,11 +297,11 @@ func (m *Model) count(pkt []byte, n int, count, rnd *fieldAcc) int {
 	if count.ok {
 		return int(count.get(pkt, n))
 	}
-	v := rnd.get(pkt, n)
-	if v == 0 {
-		return 0
+	k, err := rng.Hops(rnd.get(pkt, n), m.cfg.Telemetry.SenderL)
+	if err != nil {
+		return 0 // a malformed field carries no sample; Stage and Receive report it
 	}
-	return bits.TrailingZeros64(v)
+	return k
 }
 
 func (m *Model) setLink(pkt []byte, n int, swf, pf *fieldAcc, sw uint16, port uint8) error {

@@ -2,7 +2,6 @@ package refmodel
 
 import (
 	"fmt"
-	"math/bits"
 
 	"ibreservoir/header"
 	"ibreservoir/rng"
@@ -31,9 +30,14 @@ func (m *Model) Walk(id uint32, hops []Hop, nic rng.Generator) (Sample, error) {
 		if nic == nil {
 			return s, fmt.Errorf("walk: the sender draws of section 5.9 need the NIC's generator")
 		}
-		hopRand = senderField(nic, L)
+		var err error
+		if hopRand, err = rng.Fill(L, nic); err != nil {
+			return s, fmt.Errorf("walk: %w", err)
+		}
 		if scheme != header.OneReservoir {
-			congRand = senderField(nic, L)
+			if congRand, err = rng.Fill(L, nic); err != nil {
+				return s, fmt.Errorf("walk: %w", err)
+			}
 		}
 	}
 	form, hasForm := m.cfg.Hash.FormD(id)
@@ -44,12 +48,12 @@ func (m *Model) Walk(id uint32, hops []Hop, nic rng.Generator) (Sample, error) {
 			*count = min(*count+1, int(m.countMax))
 			return z
 		}
-		if *rnd == m.spent {
-			return false
+		z, next, err := rng.Consume(*rnd, L)
+		if err != nil {
+			panic("refmodel: walk: " + err.Error()) // the field came from rng.Fill
 		}
-		z := *rnd>>L&1 == 0
-		*rnd = *rnd << 1 & (m.spent<<1 - 1)
-		*count = bits.TrailingZeros64(*rnd)
+		*rnd = next
+		*count, _ = rng.Hops(next, L)
 		return z
 	}
 	for i, h := range hops {
@@ -82,16 +86,4 @@ func (m *Model) Walk(id uint32, hops []Hop, nic rng.Generator) (Sample, error) {
 		s.HopLink, s.CongLink = Link{}, Link{}
 	}
 	return s, nil
-}
-
-// senderField draws b0..b(L-1) and appends the sentinel (docs/spec.md section 4).
-func senderField(nic rng.Generator, L int) uint64 {
-	var v uint64
-	for i := range L {
-		v <<= 1
-		if !nic.Draw(i + 1) {
-			v |= 1
-		}
-	}
-	return v<<1 | 1
 }
