@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -454,11 +455,19 @@ func BenchmarkStage(b *testing.B) {
 	for _, c := range []Config{testConfigs()[2], testConfigs()[8], testConfigs()[11]} {
 		b.Run(c.Telemetry.Name(), func(b *testing.B) {
 			m := mustModel(b, c)
-			pkt := testPacket(c.LNH, 1, 2, 3, 4, 64, footerOf(m))
-			_ = m.Send(pkt, nil)
+			// A fresh packet from the sender every four hops, so sender
+			// draws are never spent and counts cycle as on real paths.
+			sent := testPacket(c.LNH, 1, 2, 3, 4, 64, footerOf(m))
+			if err := m.Send(sent, c.NewSenderGenerator(1)); err != nil {
+				b.Fatal(err)
+			}
+			pkt := slices.Clone(sent)
 			g, _ := c.NewPortGenerator(1, 1)
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
+				if i&3 == 0 {
+					copy(pkt, sent)
+				}
 				if _, err := m.Stage(pkt, 1, 1, i&3 == 0, g); err != nil {
 					b.Fatal(err)
 				}
