@@ -49,7 +49,7 @@ func (m *Model) Sel(c verilog.Config) int {
 var verilatorFlags = []string{
 	"--cc", "--exe", "--build", "-Wall", "--assert", "-O3",
 	"--x-assign", "fast", "--x-initial", "fast", "--top-module", TopModule,
-	"-CFLAGS", "-O2 -std=c++17",
+	"-CFLAGS", "-O3 -march=native -std=c++17",
 }
 
 // Sources returns the files of the Verilator build for cfgs: the library, the

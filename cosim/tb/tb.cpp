@@ -4,7 +4,7 @@
 // docs/rtl.md), streams each input packet into ibr_cosim_top as 64-bit words,
 // and compares every byte of every output packet, every per-packet status bit
 // and the generator state after every draw with the vector. Inputs change away
-// from the sampling edge (after the falling edge), as in Verilator's
+// from the sampling edge (with the falling edge), as in Verilator's
 // examples/make_tracing_c.
 //
 // The file's vectors are split, at generator-chain boundaries (a vector that
@@ -301,7 +301,9 @@ int main(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   while (busy()) {
-    // Inputs for this cycle (the clock is low).
+    // The falling edge, and this cycle's inputs with it (away from the
+    // sampling edge); one evaluation settles both.
+    top->clk_i = 0;
     const bool ready = !(stall > 0 && cycles % uint64_t(stall) == uint64_t(stall) - 1);
     for (int k = 0; k < LANES; k++) {
       Lane& l = lanes[k];
@@ -425,8 +427,6 @@ int main(int argc, char** argv) {
     }
 
     top->clk_i = 1;
-    top->eval();
-    top->clk_i = 0;
     top->eval();
     cycles++;
     if (ctx->gotFinish()) {
