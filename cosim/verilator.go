@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cpu"
 	"ibreservoir/verilog"
 )
 
@@ -97,7 +98,9 @@ func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []ve
 		return nil, fmt.Errorf("cosim: verilator is not installed (run scripts/setup.sh): %w", err)
 	}
 	h := sha256.New()
-	fmt.Fprintln(h, strings.Join(verilatorFlags, " "), lanes, verilatorVersion())
+	// -march=native: a build is for this CPU only.
+	p := cpu.Describe()
+	fmt.Fprintln(h, strings.Join(verilatorFlags, " "), lanes, verilatorVersion(), p.Brand, p.Family, p.Model, p.Features)
 	for _, f := range files {
 		fmt.Fprintln(h, f.Name, len(f.Data))
 		h.Write(f.Data)
