@@ -371,3 +371,50 @@ func TestVerifyVariants(t *testing.T) {
 		t.Fatalf("%d mismatches, %d coverage holes", rep.Mismatches, rep.Uncovered)
 	}
 }
+
+// TestBadVCRC: a packet whose incoming VCRC fails (spec section 5, step 0)
+// must not leave with a fresh VCRC covering its corrupt bytes. The model
+// refuses such packets, so the expectation is built here from its vectors:
+// corrupt a payload byte (which passes through) or the incoming VCRC itself,
+// and expect the outgoing VCRC stomped, the valid one inverted; every other
+// output bit, the decision and the generator state are the model's.
+func TestBadVCRC(t *testing.T) {
+	needTools(t, "verilator")
+	m := defaultModel(t)
+	set, err := vectors.GenerateStage(vectors.StageConfig{Model: verilog.DefaultConfig().ModelConfig(header.LNHLocal, 8), Seed: 8, Random: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i := range set.Vectors {
+		v := &set.Vectors[i]
+		fr, err := header.FrameOf(v.In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload := fr.BTH + header.BTHLen
+		switch {
+		case i%7 == 3 && payload < fr.PktLen-header.ICRCLen:
+			v.In[payload] ^= 0x10
+			v.Out[payload] ^= 0x10
+		case i%11 == 5:
+			v.In[fr.PktLen] ^= 0x40
+		default:
+			continue
+		}
+		binary.LittleEndian.PutUint16(v.Out[fr.PktLen:], header.CRC16(v.Out[:fr.PktLen])^0xFFFF)
+		bad++
+	}
+	p, _ := writeSet(t, set)
+	res, err := m.Run(context.Background(), 0, p, RunOptions{Stall: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mm := range res.First {
+		t.Error(Explain(set, "verilator", mm))
+	}
+	if res.Mismatches != 0 || res.Vectors != len(set.Vectors) {
+		t.Fatalf("%d mismatches over %d of %d vectors (%d with a bad VCRC)", res.Mismatches, res.Vectors, len(set.Vectors), bad)
+	}
+	t.Logf("%d vectors, %d with a failing incoming VCRC, all stomped", len(set.Vectors), bad)
+}

@@ -69,8 +69,10 @@
 // telemetry word reaches the output, byte 4 is rewritten; if the decision is
 // not ready (a rejected ideal draw still retrying) the output stalls and
 // in_ready_o falls once the pipeline is full. A streaming VCRC runs over the
-// egress words and replaces the incoming VCRC at byte 4*PktLen. The ICRC and
-// every other byte pass untouched. Packets that are not IBA transport packets
+// egress words and replaces the incoming VCRC at byte 4*PktLen; a second one
+// checks the incoming VCRC, and a packet that fails it leaves with its VCRC
+// stomped (inverted). The ICRC and every other byte pass untouched. Packets
+// that are not IBA transport packets
 // (LNH 0 or 1) pass with only their VCRC recomputed.
 //
 // Latency: PipeDepth cycles. The congested bit is sampled with the sop word.
@@ -211,6 +213,30 @@ module ibr_switch_stage #(
   assign is_psn_in  = iba && widx == tel_widx + 11'd1;
   // The VCRC sits at byte 4*PktLen: word PktLen/2, lane 0 or 4.
   assign is_vcrc_in = widx == {1'b0, pktlen[10:1]};
+
+  // The incoming VCRC (spec section 5, step 0): a CRC over the ingress words,
+  // compared with the VCRC bytes as they enter. A packet that fails it has
+  // already begun to leave (cut-through), so it cannot be dropped here; its
+  // outgoing VCRC is stomped (inverted) so the next receiver drops it, and no
+  // fresh VCRC ever covers corrupt bytes.
+  logic [15:0] icrc_q, icrc_base, icrc8, icrc4, ivcrc, ivcrc_got;
+  logic        vcrc_bad_in;
+  assign icrc_base = in_sop_i ? 16'hffff : icrc_q;
+  ibr_crc16_bytes #(.NBytes(8)) u_icrc8 (.crc_i(icrc_base), .data_i(in_data_i), .crc_o(icrc8));
+  ibr_crc16_bytes #(.NBytes(4)) u_icrc4 (
+    .crc_i(icrc_base), .data_i(in_data_i[63:32]), .crc_o(icrc4)
+  );
+  assign ivcrc     = ~(pktlen[0] ? icrc4 : icrc_base);
+  assign ivcrc_got = pktlen[0] ? {in_data_i[23:16], in_data_i[31:24]}
+                               : {in_data_i[55:48], in_data_i[63:56]};
+  assign vcrc_bad_in = is_vcrc_in && ivcrc_got != ivcrc;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      icrc_q <= 16'hffff;
+    end else if (in_fire) begin
+      icrc_q <= icrc8;
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -384,9 +410,9 @@ module ibr_switch_stage #(
   // tel (holds BTH byte 4), vcrc (holds the VCRC), lane4 (the VCRC is in lanes
   // 4-5, else 0-1).
   logic [3*PipeDepth-1:0] empty_q;  // slot i in bits 3*i+2..3*i
-  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q, accept;
+  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q, bad_q, accept;
   logic                 head_leave, head_ok;
-  logic                 head_sop, head_tel, head_vcrc, head_lane4;
+  logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad;
   logic [63:0]          head_data;
 
   assign head_data  = gen_slot[PipeDepth-1].data_q;
@@ -394,6 +420,7 @@ module ibr_switch_stage #(
   assign head_tel   = tel_q[PipeDepth-1];
   assign head_vcrc  = vcrc_q[PipeDepth-1];
   assign head_lane4 = lane4_q[PipeDepth-1];
+  assign head_bad   = bad_q[PipeDepth-1];
   assign head_ok    = !(head_tel && !dec_ready);
   assign head_leave = v_q[PipeDepth-1] && head_ok && out_ready_i;
   // A slot takes a new word when it is empty or its word moves on.
@@ -412,6 +439,7 @@ module ibr_switch_stage #(
       tel_q   <= '0;
       vcrc_q  <= '0;
       lane4_q <= '0;
+      bad_q   <= '0;
       empty_q <= '0;
     end else begin
       if (accept[0]) begin
@@ -422,6 +450,7 @@ module ibr_switch_stage #(
         tel_q[0]   <= is_tel_in;
         vcrc_q[0]  <= is_vcrc_in;
         lane4_q[0] <= pktlen[0];
+        bad_q[0]   <= vcrc_bad_in;
       end
       for (int i = 1; i < PipeDepth; i++) begin
         if (accept[i]) begin
@@ -432,6 +461,7 @@ module ibr_switch_stage #(
           tel_q[i]   <= tel_q[i-1];
           vcrc_q[i]  <= vcrc_q[i-1];
           lane4_q[i] <= lane4_q[i-1];
+          bad_q[i]   <= bad_q[i-1];
         end
       end
     end
@@ -461,7 +491,8 @@ module ibr_switch_stage #(
   assign crc_base = head_sop ? 16'hffff : crc_q;
   ibr_crc16_bytes #(.NBytes(8)) u_crc8 (.crc_i(crc_base), .data_i(edited), .crc_o(crc8));
   ibr_crc16_bytes #(.NBytes(4)) u_crc4 (.crc_i(crc_base), .data_i(edited[63:32]), .crc_o(crc4));
-  assign vcrc = ~(head_lane4 ? crc4 : crc_base);
+  // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
+  assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);
   // The VCRC is sent least-significant byte first.
   assign out_data_o = !head_vcrc ? edited :
                       head_lane4 ? {edited[63:32], vcrc[7:0], vcrc[15:8], edited[15:0]}
