@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -30,6 +32,7 @@ type verifyOptions struct {
 	MaxFail      int
 	Synth        bool
 	SynthTable   string
+	SynthReadme  string
 	Vectors      string
 	Flags        rtlFlags
 }
@@ -80,6 +83,7 @@ func init() {
 	fs.IntVar(&verifyOpts.MaxFail, "max-fail", verifyOpts.MaxFail, "mismatches reported in full per run")
 	fs.BoolVar(&verifyOpts.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
 	fs.StringVar(&verifyOpts.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
+	fs.StringVar(&verifyOpts.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
 	fs.StringVar(&verifyOpts.Vectors, "vectors", "", "co-simulate this binary vector file on the configuration of the RTL flags")
 	bindRTLFlags(fs, &verifyOpts.Flags)
 	rootCmd.AddCommand(verifyCmd)
@@ -109,8 +113,7 @@ func pickConfigs(spec string, flags rtlFlags, pool []verilog.Config) ([]verilog.
 		// and every generator runs on the second simulator.
 		gens := verilog.Generators()
 		var out []verilog.Config
-		for i, c := range pool {
-			_ = i
+		for _, c := range pool {
 			want := gens[int(c.Hash.Kind)%len(gens)]
 			if c.Generator == want && (c.CountBits == 3 || c.Generator == "sender") {
 				out = append(out, c)
@@ -152,8 +155,8 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	var synth []verilog.Config
 	if o.Synth {
 		synth = cfgs
-	} else if o.SynthTable != "" {
-		return fmt.Errorf("--synth-table needs --synth")
+	} else if o.SynthTable != "" || o.SynthReadme != "" {
+		return fmt.Errorf("--synth-table and --synth-readme need --synth")
 	}
 	t0 := time.Now()
 	rep, err := cosim.Verify(ctx, cosim.Options{
@@ -173,17 +176,23 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 			fmt.Fprintf(w, "coverage hole: %s: %s never hit\n", cr.Config.Name(), b)
 		}
 	}
-	if o.SynthTable != "" {
-		var stats []*cosim.SynthStats
-		for _, cr := range rep.Configs {
-			if cr.Synth != nil {
-				stats = append(stats, cr.Synth)
-			}
+	var stats []*cosim.SynthStats
+	for _, cr := range rep.Configs {
+		if cr.Synth != nil {
+			stats = append(stats, cr.Synth)
 		}
+	}
+	if o.SynthTable != "" {
 		if err := atomicfile.WriteFile(o.SynthTable, cosim.SynthesisMarkdown(stats, cosim.YosysVersion())); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "wrote the synthesis table to %s\n", o.SynthTable)
+	}
+	if o.SynthReadme != "" {
+		if err := writeSummary(o.SynthReadme, cosim.SynthesisSummary(stats)); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "wrote the synthesis summary to %s\n", o.SynthReadme)
 	}
 	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %.1f s\n",
 		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, time.Since(t0).Seconds())
@@ -220,4 +229,38 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return exitError{1, fmt.Errorf("%d mismatches", r.Mismatches)}
 	}
 	return nil
+}
+
+// The markers around the synthesis summary in a Markdown file (README.md).
+const (
+	summaryBegin = "<!-- synthesis summary: begin (go run . verify --synth --synth-readme README.md) -->"
+	summaryEnd   = "<!-- synthesis summary: end -->"
+)
+
+// replaceSummary returns doc with the text between the summary markers
+// replaced by table.
+func replaceSummary(doc, table []byte) ([]byte, error) {
+	i := bytes.Index(doc, []byte(summaryBegin))
+	j := bytes.Index(doc, []byte(summaryEnd))
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("no synthesis summary markers: want a line %q and, after it, a line %q", summaryBegin, summaryEnd)
+	}
+	i += len(summaryBegin)
+	out := append([]byte{}, doc[:i]...)
+	out = append(out, '\n')
+	out = append(out, table...)
+	return append(out, doc[j:]...), nil
+}
+
+// writeSummary rewrites the synthesis summary of the Markdown file path.
+func writeSummary(path string, table []byte) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := replaceSummary(doc, table)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return atomicfile.WriteFile(path, out)
 }

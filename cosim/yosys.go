@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,7 +131,7 @@ func SynthesisMarkdown(stats []*SynthStats, yosysVersion string) []byte {
 	b.WriteString("that library, so the counts compare configurations rather than predict silicon area.\n")
 	b.WriteString("Every configuration has the 64-bit datapath, pipeline depth 2, packet id = PSN and the\n")
 	b.WriteString("thesis link encoding; docs/rtl.md describes the architecture.\n\n")
-	fmt.Fprintf(&b, "Tool: %s. Regenerate: `go run . verify --synth --synth-table docs/synthesis.md`.\n\n", yosysVersion)
+	fmt.Fprintf(&b, "Tool: %s. Regenerate (with the README's summary): `go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md`.\n\n", yosysVersion)
 	b.WriteString("| configuration | hash | generator | hop field | cells | flip-flops |\n")
 	b.WriteString("|---|---|---|---|---:|---:|\n")
 	for _, s := range stats {
@@ -145,4 +147,75 @@ func YosysVersion() string {
 		return "yosys (version unknown)"
 	}
 	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+}
+
+// SynthesisSummary renders the statistics as the README's compact table: one
+// row per hash, one column per generator, each cell the Yosys cell count of
+// the 3-bit and the 4-bit hop count ("3-bit / 4-bit"; the sender-draws
+// scheme has one hop field). Hashes and generators keep their order in stats.
+func SynthesisSummary(stats []*SynthStats) []byte {
+	var hashes, gens []string
+	cells := map[[2]string][]string{}
+	for _, s := range stats {
+		k := [2]string{s.Hash, s.Generator}
+		if _, ok := cells[k]; !ok {
+			if !slices.Contains(hashes, s.Hash) {
+				hashes = append(hashes, s.Hash)
+			}
+			if !slices.Contains(gens, s.Generator) {
+				gens = append(gens, s.Generator)
+			}
+		}
+		cells[k] = append(cells[k], strconv.Itoa(s.Cells))
+	}
+	var b strings.Builder
+	b.WriteString("| hash \\ generator |")
+	for _, g := range gens {
+		fmt.Fprintf(&b, " %s |", g)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
+	for _, h := range hashes {
+		fmt.Fprintf(&b, "| %s |", h)
+		for _, g := range gens {
+			c := strings.Join(cells[[2]string{h, g}], " / ")
+			if c == "" {
+				c = "-"
+			}
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// ParseSynthesisMarkdown reads back the per-configuration rows of a page
+// SynthesisMarkdown wrote, so the README's summary can be regenerated and
+// checked without running Yosys again.
+func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, error) {
+	var stats []*SynthStats
+	for i, line := range strings.Split(string(page), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		f := strings.Split(strings.Trim(line, "|"), "|")
+		if len(f) != 6 {
+			return nil, fmt.Errorf("line %d: %d columns, want 6: %q", i+1, len(f), line)
+		}
+		for j := range f {
+			f[j] = strings.TrimSpace(f[j])
+		}
+		s := &SynthStats{Config: strings.Trim(f[0], "`"), Hash: f[1], Generator: f[2], Field: f[3]}
+		var err error
+		if s.Cells, err = strconv.Atoi(f[4]); err != nil {
+			return nil, fmt.Errorf("line %d: cells: %w", i+1, err)
+		}
+		if s.FlipFlops, err = strconv.Atoi(f[5]); err != nil {
+			return nil, fmt.Errorf("line %d: flip-flops: %w", i+1, err)
+		}
+		stats = append(stats, s)
+	}
+	if len(stats) == 0 {
+		return nil, fmt.Errorf("no configuration rows")
+	}
+	return stats, nil
 }
