@@ -92,6 +92,42 @@ func TestVerifyAll(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("%d mismatches, %d coverage holes", rep.Mismatches, rep.Uncovered)
 	}
+	checkSynthesisPage(t, rep)
+}
+
+// checkSynthesisPage requires docs/synthesis.md to agree with the Yosys runs
+// of rep, so that a change to the RTL cannot leave the published table (and
+// the README's summary of it) stale. A different Yosys version may count
+// differently; then the check is skipped.
+func checkSynthesisPage(t *testing.T, rep *Report) {
+	t.Helper()
+	page, err := os.ReadFile("../docs/synthesis.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := YosysVersion(); !bytes.Contains(page, []byte("Tool: "+v+".")) {
+		t.Logf("docs/synthesis.md was made by another Yosys than %q; not compared", v)
+		return
+	}
+	stats, err := ParseSynthesisMarkdown(page)
+	if err != nil {
+		t.Fatalf("docs/synthesis.md: %v", err)
+	}
+	rows := map[string]*SynthStats{}
+	for _, s := range stats {
+		rows[s.Config] = s
+	}
+	for _, cr := range rep.Configs {
+		if cr.Synth == nil {
+			continue
+		}
+		row := rows[cr.Synth.Config]
+		if row == nil || row.Cells != cr.Synth.Cells || row.FlipFlops != cr.Synth.FlipFlops {
+			t.Errorf("%s: Yosys gives %d cells and %d flip-flops, docs/synthesis.md %+v: regenerate it with "+
+				"go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md",
+				cr.Synth.Config, cr.Synth.Cells, cr.Synth.FlipFlops, row)
+		}
+	}
 }
 
 // singleModel builds the default configuration alone (shared by the tests

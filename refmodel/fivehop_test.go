@@ -2,6 +2,7 @@ package refmodel
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -77,8 +78,16 @@ func TestFiveHopBound(t *testing.T) {
 	if s <= 4.9e6 || s > 5e6 {
 		t.Errorf("required packets %d, want the thesis's 5e6 (rounded up)", s)
 	}
-	if n := 8 * 24 * 5; n != 960 {
-		t.Errorf("full-ID: %d", n)
+	// Without the probabilistic approach (the full-ID scheme, 4-bit count),
+	// "around 1000 packets" give an expected count of 1 on every link: a
+	// middle link carries S/192 packets and each holds its hop-2 sample with
+	// the probability Saturation gives (1/5), so the least S is 192*5 = 960.
+	sel, err := Saturation(5, 4, nil)
+	must(t, err)
+	p2 := new(big.Rat).Mul(sel.P[1], big.NewRat(1, 192)) // one packet's count on a hop-2/3 link
+	least := new(big.Rat).Inv(p2)
+	if !least.IsInt() || least.Num().Int64() != 960 {
+		t.Errorf("full-ID: %s packets for an expected count of 1 per middle link, want 960", least.RatString())
 	}
 }
 

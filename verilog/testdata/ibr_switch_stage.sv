@@ -214,30 +214,6 @@ module ibr_switch_stage #(
   // The VCRC sits at byte 4*PktLen: word PktLen/2, lane 0 or 4.
   assign is_vcrc_in = widx == {1'b0, pktlen[10:1]};
 
-  // The incoming VCRC (spec section 5, step 0): a CRC over the ingress words,
-  // compared with the VCRC bytes as they enter. A packet that fails it has
-  // already begun to leave (cut-through), so it cannot be dropped here; its
-  // outgoing VCRC is stomped (inverted) so the next receiver drops it, and no
-  // fresh VCRC ever covers corrupt bytes.
-  logic [15:0] icrc_q, icrc_base, icrc8, icrc4, ivcrc, ivcrc_got;
-  logic        vcrc_bad_in;
-  assign icrc_base = in_sop_i ? 16'hffff : icrc_q;
-  ibr_crc16_bytes #(.NBytes(8)) u_icrc8 (.crc_i(icrc_base), .data_i(in_data_i), .crc_o(icrc8));
-  ibr_crc16_bytes #(.NBytes(4)) u_icrc4 (
-    .crc_i(icrc_base), .data_i(in_data_i[63:32]), .crc_o(icrc4)
-  );
-  assign ivcrc     = ~(pktlen[0] ? icrc4 : icrc_base);
-  assign ivcrc_got = pktlen[0] ? {in_data_i[23:16], in_data_i[31:24]}
-                               : {in_data_i[55:48], in_data_i[63:56]};
-  assign vcrc_bad_in = is_vcrc_in && ivcrc_got != ivcrc;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      icrc_q <= 16'hffff;
-    end else if (in_fire) begin
-      icrc_q <= icrc8;
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wcnt_q     <= '0;
@@ -410,7 +386,8 @@ module ibr_switch_stage #(
   // tel (holds BTH byte 4), vcrc (holds the VCRC), lane4 (the VCRC is in lanes
   // 4-5, else 0-1).
   logic [3*PipeDepth-1:0] empty_q;  // slot i in bits 3*i+2..3*i
-  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q, bad_q, accept;
+  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q, accept;
+  logic [PipeDepth-1:1] bad_q;  // the word's packet failed its incoming VCRC
   logic                 head_leave, head_ok;
   logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad;
   logic [63:0]          head_data;
@@ -431,6 +408,33 @@ module ibr_switch_stage #(
   end
   assign in_ready_o = accept[0];
 
+  // The incoming VCRC (spec section 5, step 0): a CRC over the words as they
+  // leave slot 0 (one register after the ingress, off the input path),
+  // compared with the VCRC bytes there; the verdict joins the word in slot 1.
+  // A packet that fails it has already begun to leave (cut-through), so it
+  // cannot be dropped here; its outgoing VCRC is stomped (inverted) so the
+  // next receiver drops it, and no fresh VCRC ever covers corrupt bytes.
+  logic [63:0] s0_data;
+  logic [15:0] icrc_q, icrc_base, icrc_hi, icrc8, ivcrc, ivcrc_got;
+  logic        vcrc_bad;
+  assign s0_data   = gen_slot[0].data_q;
+  assign icrc_base = sop_q[0] ? 16'hffff : icrc_q;
+  // Eight bytes as two steps of four; the first step also gives the register
+  // before a VCRC in lanes 4-5.
+  ibr_crc16_bytes #(.NBytes(4)) u_icrc_hi (.crc_i(icrc_base), .data_i(s0_data[63:32]), .crc_o(icrc_hi));
+  ibr_crc16_bytes #(.NBytes(4)) u_icrc_lo (.crc_i(icrc_hi), .data_i(s0_data[31:0]), .crc_o(icrc8));
+  assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
+  assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
+                                : {s0_data[55:48], s0_data[63:56]};
+  assign vcrc_bad  = v_q[0] && vcrc_q[0] && ivcrc_got != ivcrc;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      icrc_q <= 16'hffff;
+    end else if (v_q[0] && accept[1]) begin  // slot 0's word moves on
+      icrc_q <= icrc8;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       v_q     <= '0;
@@ -450,7 +454,14 @@ module ibr_switch_stage #(
         tel_q[0]   <= is_tel_in;
         vcrc_q[0]  <= is_vcrc_in;
         lane4_q[0] <= pktlen[0];
-        bad_q[0]   <= vcrc_bad_in;
+      end
+      if (accept[1]) begin
+        bad_q[1] <= vcrc_bad;
+      end
+      for (int i = 2; i < PipeDepth; i++) begin
+        if (accept[i]) begin
+          bad_q[i] <= bad_q[i-1];
+        end
       end
       for (int i = 1; i < PipeDepth; i++) begin
         if (accept[i]) begin
@@ -461,7 +472,6 @@ module ibr_switch_stage #(
           tel_q[i]   <= tel_q[i-1];
           vcrc_q[i]  <= vcrc_q[i-1];
           lane4_q[i] <= lane4_q[i-1];
-          bad_q[i]   <= bad_q[i-1];
         end
       end
     end
@@ -489,8 +499,9 @@ module ibr_switch_stage #(
   logic [15:0] crc_q, crc_base, crc8, crc4, vcrc;
   assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:0]} : head_data;
   assign crc_base = head_sop ? 16'hffff : crc_q;
-  ibr_crc16_bytes #(.NBytes(8)) u_crc8 (.crc_i(crc_base), .data_i(edited), .crc_o(crc8));
-  ibr_crc16_bytes #(.NBytes(4)) u_crc4 (.crc_i(crc_base), .data_i(edited[63:32]), .crc_o(crc4));
+  // Eight bytes as two steps of four, as at the ingress check.
+  ibr_crc16_bytes #(.NBytes(4)) u_crc_hi (.crc_i(crc_base), .data_i(edited[63:32]), .crc_o(crc4));
+  ibr_crc16_bytes #(.NBytes(4)) u_crc_lo (.crc_i(crc4), .data_i(edited[31:0]), .crc_o(crc8));
   // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
   assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);
   // The VCRC is sent least-significant byte first.
