@@ -143,10 +143,11 @@ struct File {
   const uint8_t* data = nullptr;
   size_t size = 0;
   size_t sb = 0;  // state bytes
-  std::vector<uint64_t> offs;  // record offsets
+  uint64_t first = 0, end = 0;  // this process's records: first..end-1
+  std::vector<uint64_t> offs;   // their offsets: offs[i-first]
 
   Rec rec(uint64_t i) const {
-    const uint8_t* p = data + offs[i];
+    const uint8_t* p = data + offs[i - first];
     Rec r;
     r.index = i;
     r.len = le16(p);
@@ -170,10 +171,10 @@ struct File {
     return r;
   }
   // A range may start at vector i when a fresh generator state is loaded there.
-  bool boundary(uint64_t i) const { return i == offs.size() || sb == 0 || (data[offs[i] + 2] & kFlagLoad); }
-  // The first boundary at or after i.
+  bool boundary(uint64_t i) const { return i == end || sb == 0 || (data[offs[i - first] + 2] & kFlagLoad); }
+  // The first boundary at or after i, within first..end.
   uint64_t align(uint64_t i) const {
-    while (i < offs.size() && !boundary(i)) i++;
+    while (i < end && !boundary(i)) i++;
     return i;
   }
 };
@@ -232,10 +233,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   const uint64_t count = uint64_t(le32(f.data + 24)) | uint64_t(le32(f.data + 28)) << 32;
-  f.offs.reserve(count);
-  for (size_t off = 32; f.offs.size() < count;) {
+  // Walk the records' heads, checking each against the file, as far as this
+  // process's range, and keep the offsets of the range only. The range runs
+  // from the first chain boundary at or after count*part/parts to the first at
+  // or after count*(part+1)/parts, where the next process's range begins.
+  const uint64_t want_lo = count * uint64_t(part) / uint64_t(parts);
+  const uint64_t want_hi = count * uint64_t(part + 1) / uint64_t(parts);
+  bool started = false;
+  f.first = f.end = count;
+  uint64_t i = 0;
+  for (size_t off = 32; i < count; i++) {
     if (off + 8 > f.size) {
-      std::fprintf(stderr, "tb: record %zu cut short\n", f.offs.size());
+      std::fprintf(stderr, "tb: record %" PRIu64 " cut short\n", i);
       return 2;
     }
     const uint8_t* p = f.data + off;
@@ -245,16 +254,24 @@ int main(int argc, char** argv) {
     size_t n = dstart + 3u * p[6];
     n += (8 - n % 8) % 8;
     if (len < 26 || len > 96 || off + n > f.size) {
-      std::fprintf(stderr, "tb: record %zu malformed\n", f.offs.size());
+      std::fprintf(stderr, "tb: record %" PRIu64 " malformed\n", i);
       return 2;
     }
-    f.offs.push_back(off);
+    const bool boundary = f.sb == 0 || (p[2] & kFlagLoad);
+    if (!started && i >= want_lo && boundary) {
+      started = true;
+      f.first = i;
+      f.offs.reserve(want_hi - want_lo + 1024);
+    }
+    if (started && i >= want_hi && boundary) break;
+    if (started) f.offs.push_back(off);
     off += n;
   }
+  f.end = started ? i : count;
 
   // This process's range, then the lanes' ranges, at chain boundaries.
-  const uint64_t lo = f.align(count * uint64_t(part) / uint64_t(parts));
-  const uint64_t hi = f.align(count * uint64_t(part + 1) / uint64_t(parts));
+  const uint64_t lo = f.first;
+  const uint64_t hi = f.end;
   Lane lanes[LANES];
   for (int k = 0; k < LANES; k++) {
     lanes[k].next = f.align(lo + (hi - lo) * uint64_t(k) / LANES);
