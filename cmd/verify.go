@@ -158,6 +158,16 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	} else if o.SynthTable != "" || o.SynthReadme != "" {
 		return fmt.Errorf("--synth-table and --synth-readme need --synth")
 	}
+	if o.SynthReadme != "" {
+		// Refuse a file without the markers now, not after the synthesis.
+		doc, err := os.ReadFile(o.SynthReadme)
+		if err == nil {
+			_, err = replaceSummary(doc, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("--synth-readme %s: %w", o.SynthReadme, err)
+		}
+	}
 	t0 := time.Now()
 	rep, err := cosim.Verify(ctx, cosim.Options{
 		Configs: cfgs, Icarus: icarus, Synth: synth, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom,

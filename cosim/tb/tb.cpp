@@ -212,8 +212,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Map and index the file, checking every record's bounds (a record's diffs
-  // are checked when it is used).
+  // Map the file and index this process's range (below). Each process checks
+  // the bounds of every record it walks, the last one all of them; a record's
+  // diffs are checked when it is used.
   File f;
   const int fd = open(path.c_str(), O_RDONLY);
   struct stat st;
