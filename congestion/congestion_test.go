@@ -1,18 +1,16 @@
 package congestion
 
 import (
+	"ibreservoir/internal/golden"
+
 	"bytes"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func TestQueueOverCredits(t *testing.T) {
 	d := QueueOverCredits{}.NewDetector(0)
@@ -248,20 +246,5 @@ func TestGoldenSequence(t *testing.T) {
 	if again := render(); !bytes.Equal(got, again) {
 		t.Fatal("two renders of the golden sequence differ")
 	}
-	path := filepath.Join("testdata", "sequence.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./congestion -run Golden -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("golden sequence changed (-want +got):\n%s", diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "sequence.golden"), got)
 }

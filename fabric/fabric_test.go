@@ -1,10 +1,11 @@
 package fabric
 
 import (
+	"ibreservoir/internal/golden"
+
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,8 +19,6 @@ import (
 	"ibreservoir/refmodel"
 	"ibreservoir/topo"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // testSchemes are the schemes of the acceptance tests: the full-ID scheme
 // (64-bit layout) and the one-reservoir scheme in 5 bits (b = 3) and in 6
@@ -314,22 +313,7 @@ func TestGolden(t *testing.T) {
 	if again := tinyResult(t, 7); !bytes.Equal(got, again) {
 		t.Fatal("two runs of the same seed differ")
 	}
-	path := filepath.Join("testdata", "tiny.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the run differs from %s; if the change is intended, rerun with -update and review the diff", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "tiny.golden"), got)
 	if bytes.Equal(got, tinyResult(t, 8)) {
 		t.Error("seeds 7 and 8 give the same run")
 	}

@@ -1,17 +1,15 @@
 package lfsr
 
 import (
+	"ibreservoir/internal/golden"
+
 	"bytes"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestEveryWidthPrimitive proves every tap table entry maximal-length by the
 // order-of-x test (see primitive.go).
@@ -221,26 +219,7 @@ func TestGoldenStreams(t *testing.T) {
 	if !bytes.Equal(got, streams()) {
 		t.Fatal("two runs gave different streams")
 	}
-	path := filepath.Join("testdata", "streams.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	if len(gl) != len(wl) {
-		t.Fatalf("%s: %d lines, want %d", path, len(gl), len(wl))
-	}
-	for i := range gl {
-		if gl[i] != wl[i] {
-			t.Errorf("%s line %d:\n\tgot  %s\n\twant %s", path, i+1, gl[i], wl[i])
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "streams.golden"), got)
 }
 
 // TestKnownSequence pins width 3 by hand: p = x^3 + x^2 + 1, Fibonacci mask

@@ -1,17 +1,15 @@
 package rng
 
 import (
+	"ibreservoir/internal/golden"
+
 	"bytes"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestNamesRoundTrip(t *testing.T) {
 	for _, name := range Names() {
@@ -188,30 +186,7 @@ func TestGoldenStreams(t *testing.T) {
 	if !bytes.Equal(got, goldenStreams()) {
 		t.Fatal("two runs gave different streams")
 	}
-	path := filepath.Join("testdata", "streams.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(gl), len(wl)) {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Fatalf("%s line %d:\n\tgot  %s\n\twant %s", path, i+1, g, w)
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "streams.golden"), got)
 }
 
 // FuzzNew: any name either errors or builds a generator whose canonical name
