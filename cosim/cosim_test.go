@@ -247,7 +247,7 @@ func TestCorruptRTL(t *testing.T) {
 	}
 	edited := 0
 	for i, f := range files {
-		if f.Name == "ibr_link_pre.sv" {
+		if f.Name == verilog.PackageFile {
 			files[i].Data = bytes.Replace(f.Data, []byte("32'd1846571429"), []byte("32'd1846571428"), 1)
 			if !bytes.Equal(files[i].Data, f.Data) {
 				edited++
@@ -255,7 +255,7 @@ func TestCorruptRTL(t *testing.T) {
 		}
 	}
 	if edited != 1 {
-		t.Fatal("the mult0 constant is not in ibr_link_pre.sv")
+		t.Fatal("the mult0 constant is not in ibr_pkg.sv")
 	}
 	m, err := buildFiles(context.Background(), workDir(t, "corrupt-rtl"), files, []verilog.Config{c}, 1)
 	if err != nil {
@@ -364,31 +364,14 @@ func BenchmarkCoSim(b *testing.B) {
 	b.ReportMetric(float64(r.Cycles)/float64(n), "cycles/vector")
 }
 
-// TestVerifyVariants co-simulates the options the default matrix holds fixed:
-// every packet-id option and link encoding, pipeline depths 3 and 4, LFSR
-// step counts and widths, another free-running clock ratio, sender draws with
-// L = 1, and a non-default SipHash key.
+// TestVerifyVariants co-simulates the options the default matrix holds fixed
+// (verilog.Variants): every packet-id option and link encoding, pipeline
+// depths 3 and 4, the combinational ready path, LFSR step counts and widths,
+// another free-running clock ratio, sender draws with L = 1, and a
+// non-default SipHash key.
 func TestVerifyVariants(t *testing.T) {
 	needTools(t, "verilator")
-	mk := func(f func(*verilog.Config)) verilog.Config {
-		c := verilog.DefaultConfig()
-		f(&c)
-		return c
-	}
-	cfgs := []verilog.Config{
-		mk(func(c *verilog.Config) { c.ID = hash.IDPSNOdd; c.PipeDepth = 3 }),
-		mk(func(c *verilog.Config) { c.ID = hash.IDPSNSLID; c.Link = hash.LinkWide }),
-		mk(func(c *verilog.Config) { c.ID = hash.IDPSNDestQP; c.Link = hash.LinkPacked; c.PipeDepth = 4 }),
-		mk(func(c *verilog.Config) { c.Hash = hash.New(hash.CRC32); c.Link = hash.LinkPacked; c.PipeDepth = 4 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits, c.PipeDepth = "lfsr-lut/b16/k16", 4, 3 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits = "lfsr-lut/b32", 2 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits = "shiftreg/free/5:8", 4 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits, c.SenderL = "sender", 0, 1 }),
-		mk(func(c *verilog.Config) {
-			c.Hash = hash.NewKeyed(hash.SipHash, [16]byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-			c.ID = hash.IDPSNSLID
-		}),
-	}
+	cfgs := verilog.Variants()
 	rep, err := Verify(context.Background(), Options{
 		Configs: cfgs, Seed: 12, Random: 1500, WorkDir: workDir(t, "verify-variants"), Lanes: 2, Parts: 1, Stall: 3, Gap: 2,
 	})

@@ -148,7 +148,7 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		if err := writeFile(hexFile, set.WriteHex); err != nil {
 			return nil, err
 		}
-		r, err := RunIcarus(ctx, dir, c, hexFile, len(set.Vectors))
+		r, err := RunIcarus(ctx, dir, c, hexFile, len(set.Vectors), o.Stall)
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s: %w", c.Name(), err)
 		}

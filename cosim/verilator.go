@@ -122,8 +122,11 @@ func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []ve
 	args := append([]string{}, verilatorFlags...)
 	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", "Vtb",
 		"-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))
+	args = append(args, "-I"+src)
 	for _, f := range files {
-		args = append(args, filepath.Join(src, f.Name))
+		if ext := filepath.Ext(f.Name); ext == ".sv" || ext == ".vlt" || ext == ".cpp" {
+			args = append(args, filepath.Join(src, f.Name))
+		}
 	}
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, "verilator", args...)

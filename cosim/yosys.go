@@ -45,15 +45,12 @@ func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	paths, err := verilog.Write(dir, files)
-	if err != nil {
+	if _, err := verilog.Write(dir, files); err != nil {
 		return nil, err
 	}
 	var srcs []string
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".sv") {
-			srcs = append(srcs, p)
-		}
+	for _, n := range verilog.Sources(files) {
+		srcs = append(srcs, filepath.Join(dir, n))
 	}
 	statFile := filepath.Join(dir, "stat.json")
 	script := fmt.Sprintf("read_verilog -sv -DSYNTHESIS %s; synth -flatten -top %s; tee -q -o %s stat -json",
