@@ -601,6 +601,304 @@ module ibr_switch_stage #(
     end
   end
 `endif
+`ifdef FORMAL
+  // ===========================================================================
+  // Formal properties (Yosys's SMT flow: read_verilog -formal; yosys-smtbmc;
+  // ibreservoir verify --formal runs them). assume: the environment; assert:
+  // the stage's promises; cover: each promise is reachable, so none holds
+  // vacuously. Each group is compiled in by its define, so a run proves one:
+  //   IBR_PROP_A  every byte but BTH byte 4's telemetry bits and the VCRC leaves unchanged
+  //   IBR_PROP_B  the outgoing VCRC is correct when the incoming one was (else stomped)
+  //   IBR_PROP_C  the hop count saturates and never wraps (sender: a spent field stays)
+  //   IBR_PROP_D  the telemetry update is Alg. 8 (alg8_ref) of the drawn value
+  //   IBR_PROP_E  the stream neither drops, duplicates nor reorders words; the egress
+  //               handshake holds its word while stalled
+  // The stream monitors restate the packet layout from docs/spec.md on the ports
+  // (BTH byte 4 at packet byte 12 or 52, the VCRC at byte 4*PktLen), independent
+  // of the datapath's own counters.
+  localparam int FMaxPktLen = 18;  // PktLen (4-byte words) of the packets the environment sends
+
+  logic f_past;
+  initial f_past = 1'b0;
+  always @(posedge clk_i) f_past <= 1'b1;
+
+  // Environment: reset in the first cycle only.
+  always @(*) begin
+    if (!f_past) assume (!rst_ni);
+    else assume (rst_ni);
+  end
+
+  // ---- Ingress: the handshake holds a word until it is taken, and packets
+  // are well formed as the LRH describes them: a first word with sop, PktLen/2+1
+  // words, the last with eop and its unused bytes in in_empty_i; LNH 2 and 3
+  // packets long enough to hold their BTH.
+  logic        f_in_fire, f_out_fire;
+  logic [10:0] f_in_word, f_in_nw, f_sop_nw;
+  logic [10:0] f_in_pl, f_sop_pl;
+  logic [1:0]  f_in_lnh, f_sop_lnh;
+  assign f_in_fire = in_valid_i && in_ready_o;
+  assign f_out_fire = out_valid_o && out_ready_i;
+  assign f_sop_pl  = in_data_i[26:16];
+  assign f_sop_lnh = in_data_i[49:48];
+  assign f_sop_nw  = {1'b0, f_sop_pl[10:1]} + 11'd1;
+  always @(posedge clk_i) begin
+    if (f_past && $past(rst_ni) && $past(in_valid_i && !in_ready_o)) begin
+      assume (in_valid_i && $stable(in_data_i) && $stable(in_sop_i) && $stable(in_eop_i) &&
+              $stable(in_empty_i) && $stable(cong_i));
+    end
+  end
+  always @(*) begin
+    if (in_valid_i) begin
+      assume (in_sop_i == (f_in_word == 11'd0));
+      if (in_sop_i) begin
+        assume (f_sop_pl <= 11'(FMaxPktLen));
+        assume (f_sop_lnh[1] ? f_sop_pl >= (f_sop_lnh[0] ? 11'd16 : 11'd6) : f_sop_pl >= 11'd2);
+        assume (in_eop_i == (f_sop_nw == 11'd1));
+        if (in_eop_i) assume (in_empty_i == 3'(8 * f_sop_nw - (4 * f_sop_pl + 2)));
+      end else begin
+        assume (in_eop_i == (f_in_word == f_in_nw - 11'd1));
+        if (in_eop_i) assume (in_empty_i == 3'(8 * f_in_nw - (4 * f_in_pl + 2)));
+      end
+    end
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_in_word <= '0;
+      f_in_nw   <= '0;
+      f_in_pl   <= '0;
+      f_in_lnh  <= '0;
+    end else if (f_in_fire) begin
+      f_in_word <= in_eop_i ? 11'd0 : f_in_word + 11'd1;
+      if (in_sop_i) begin
+        f_in_nw  <= f_sop_nw;
+        f_in_pl  <= f_sop_pl;
+        f_in_lnh <= f_sop_lnh;
+      end
+    end
+  end
+
+  // The current word's packet header, and where its telemetry byte and VCRC are.
+  logic [10:0] f_cur_pl;
+  logic [1:0]  f_cur_lnh;
+  logic        f_is_tel, f_is_vcrc;
+  assign f_cur_pl  = in_sop_i ? f_sop_pl : f_in_pl;
+  assign f_cur_lnh = in_sop_i ? f_sop_lnh : f_in_lnh;
+  assign f_is_tel  = f_cur_lnh[1] && f_in_word == (f_cur_lnh[0] ? 11'd6 : 11'd1);  // byte 52 or 12
+  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};                          // byte 4*PktLen
+
+  // Words counted on both sides.
+  logic [7:0] f_in_cnt, f_out_cnt;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_in_cnt  <= '0;
+      f_out_cnt <= '0;
+    end else begin
+      if (f_in_fire) f_in_cnt <= f_in_cnt + 8'd1;
+      if (f_out_fire) f_out_cnt <= f_out_cnt + 8'd1;
+    end
+  end
+
+  // One word, chosen by the solver, followed through the stage.
+  (* anyconst *) logic [7:0] f_k;
+  logic        f_got;  // the k-th input word has been taken
+  logic [63:0] f_word;
+  logic        f_sop, f_eop, f_tel, f_vcrc, f_lane4;
+  logic [2:0]  f_empty;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_got <= 1'b0;
+      {f_word, f_sop, f_eop, f_tel, f_vcrc, f_lane4, f_empty} <= '0;
+    end else if (f_in_fire && f_in_cnt == f_k) begin
+      f_got   <= 1'b1;
+      f_word  <= in_data_i;
+      f_sop   <= in_sop_i;
+      f_eop   <= in_eop_i;
+      f_empty <= in_empty_i;
+      f_tel   <= f_is_tel;
+      f_vcrc  <= f_is_vcrc;
+      f_lane4 <= f_cur_pl[0];
+    end
+  end
+  logic f_k_out;  // the k-th output word leaves now
+  assign f_k_out = f_out_fire && f_out_cnt == f_k;
+
+  // The generator is seeded (gen_load_i) only between packets, with nothing
+  // inside the stage, as ibr_switch_stage's header requires.
+  always @(*) begin
+    if (gen_load_i) assume (f_in_cnt == f_out_cnt && f_in_word == 11'd0 && !in_valid_i);
+  end
+
+  // The bits the stage may change in the k-th word: the telemetry bits
+  // (hop_bit, cong_bit, the hop field: Resv6's low FieldW+2 bits) of BTH byte 4
+  // in the telemetry word, the two VCRC bytes in the VCRC word.
+  logic [63:0] f_mask;
+  always @(*) begin
+    f_mask = '1;
+    if (f_tel) f_mask[24 +: FieldW + 2] = '0;
+    if (f_vcrc) begin
+      if (f_lane4) f_mask[31:16] = '0;
+      else f_mask[63:48] = '0;
+    end
+  end
+
+`ifdef IBR_PROP_A
+  // (a) The k-th output word is the k-th input word but for the bits f_mask clears.
+  always @(*) begin
+    if (f_past && rst_ni && f_k_out) begin
+      assert (f_got);
+      assert (((out_data_o ^ f_word) & f_mask) == '0);
+      assert (out_sop_o == f_sop && out_eop_o == f_eop && (!f_eop || out_empty_o == f_empty));
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && f_k_out && f_tel && f_word[63:32] != 32'd0);
+    cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4);
+  end
+`endif
+
+`ifdef IBR_PROP_B
+  // (b) At the VCRC word, the outgoing VCRC is the CRC of the outgoing bytes
+  // before it when the packet's incoming VCRC was right, and is not otherwise.
+  // The reference VCRC step: one byte into the reflected CRC-16 register,
+  // bit-serially (polynomial 0x100B reflected is 0xD008; IBA Vol. 1 7.8.2).
+  function automatic logic [15:0] f_crc_byte(input logic [15:0] c, input logic [7:0] b);
+    logic [15:0] x;
+    x = c ^ {8'd0, b};
+    for (int k = 0; k < 8; k++) x = x[0] ? ((x >> 1) ^ 16'hD008) : (x >> 1);
+    f_crc_byte = x;
+  endfunction
+  // The register after the bytes of word w (8 bytes from byte 8*w) that lie
+  // before byte `stop` of the packet.
+  function automatic logic [15:0] f_crc_word(input logic [15:0] c, input logic [63:0] d,
+                                             input logic [10:0] w, input logic [12:0] stop);
+    logic [15:0] x;
+    x = c;
+    for (int j = 0; j < 8; j++) begin
+      if ({w, 3'(j)} < 14'(stop)) x = f_crc_byte(x, d[63-8*j -: 8]);
+    end
+    f_crc_word = x;
+  endfunction
+
+  // Reference CRCs over the bytes on both sides; per-packet facts kept by
+  // packet number (at most a few packets are ever inside the stage).
+  logic [1:0]  f_in_pkt, f_out_pkt;
+  logic [3:0]  f_pkt_ok;       // the packet's incoming VCRC was correct
+  logic [10:0] f_pkt_pl [4];   // its PktLen
+  logic [15:0] f_in_crc, f_out_crc;
+  logic [10:0] f_out_word;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_in_pkt   <= '0;
+      f_out_pkt  <= '0;
+      f_pkt_ok   <= '0;
+      f_in_crc   <= 16'hffff;
+      f_out_crc  <= 16'hffff;
+      f_out_word <= '0;
+      for (int i = 0; i < 4; i++) f_pkt_pl[i] <= '0;
+    end else begin
+      if (f_in_fire) begin
+        f_in_crc <= f_crc_word(in_sop_i ? 16'hffff : f_in_crc, in_data_i, f_in_word, {f_cur_pl, 2'b00});
+        if (in_sop_i) f_pkt_pl[f_in_pkt] <= f_sop_pl;
+        if (f_is_vcrc) begin
+          // The incoming VCRC, least-significant byte first, at lane 0 or 4.
+          f_pkt_ok[f_in_pkt] <= (f_cur_pl[0] ? {in_data_i[23:16], in_data_i[31:24]}
+                                             : {in_data_i[55:48], in_data_i[63:56]}) ==
+                                ~f_crc_word(in_sop_i ? 16'hffff : f_in_crc, in_data_i, f_in_word,
+                                            {f_cur_pl, 2'b00});
+        end
+        if (in_eop_i) f_in_pkt <= f_in_pkt + 2'd1;
+      end
+      if (f_out_fire) begin
+        f_out_crc  <= f_crc_word(out_sop_o ? 16'hffff : f_out_crc, out_data_o, f_out_word,
+                                 {f_pkt_pl[f_out_pkt], 2'b00});
+        f_out_word <= out_eop_o ? 11'd0 : f_out_word + 11'd1;
+        if (out_eop_o) f_out_pkt <= f_out_pkt + 2'd1;
+      end
+    end
+  end
+  logic [15:0] f_out_vcrc, f_out_ref;
+  logic [10:0] f_out_pl;
+  logic        f_out_is_vcrc;
+  assign f_out_pl      = out_sop_o ? out_data_o[26:16] : f_pkt_pl[f_out_pkt];
+  assign f_out_is_vcrc = f_out_word == {1'b0, f_out_pl[10:1]};
+  assign f_out_vcrc    = f_out_pl[0] ? {out_data_o[23:16], out_data_o[31:24]}
+                                     : {out_data_o[55:48], out_data_o[63:56]};
+  assign f_out_ref     = ~f_crc_word(out_sop_o ? 16'hffff : f_out_crc, out_data_o, f_out_word,
+                                     {f_out_pl, 2'b00});
+  always @(*) begin
+    if (f_past && rst_ni && f_out_fire && f_out_is_vcrc) begin
+      if (f_pkt_ok[f_out_pkt]) assert (f_out_vcrc == f_out_ref);
+      else assert (f_out_vcrc != f_out_ref);
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] && f_out_pl[0]);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt]);
+  end
+`endif
+
+`ifdef IBR_PROP_C
+  // (c) A hop count at its largest value stays there and any other grows by
+  // exactly one (no wrap to 0); a spent sender field stays spent.
+  always @(*) begin
+    if (f_past && rst_ni && tel_done) begin
+      if (!Sender) begin
+        if (field_in == FieldW'(CountMax)) assert (field_new == field_in);
+        else assert (field_new == field_in + FieldW'(1));
+      end else if (field_in == {1'b1, {(FieldW-1){1'b0}}}) begin
+        assert (field_new == field_in);
+      end
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && tel_done && field_in == FieldW'(CountMax));
+    cover (f_past && rst_ni && tel_done && field_in != FieldW'(CountMax));
+  end
+`endif
+
+`ifdef IBR_PROP_D
+  // (d) Whenever a telemetry word leaves, the byte 4 it carries out is Alg. 8
+  // (alg8_ref) applied to the incoming byte 4 with the drawn value, the hash
+  // bit and the port's congested bit. (That the rest of the word passes
+  // unchanged is (a).)
+  always @(*) begin
+    if (f_past && rst_ni && tel_done) begin
+      assert (byte4_new == alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q));
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && tel_done && replace);
+    cover (f_past && rst_ni && tel_done && !replace);
+  end
+`endif
+
+`ifdef IBR_PROP_E
+  // (e) The egress never emits a word it was not given, emits the k-th word
+  // taken as its k-th (so nothing is dropped, duplicated or reordered), and
+  // holds a stalled word and its tags until it is taken.
+  always @(*) begin
+    if (f_past && rst_ni) begin
+      assert (8'(f_in_cnt - f_out_cnt) <= 8'(PipeDepth + 1));
+      if (out_valid_o) assert (f_in_cnt != f_out_cnt);
+      if (f_k_out) begin
+        assert (f_got);
+        assert (out_sop_o == f_sop && out_eop_o == f_eop);
+        assert (((out_data_o ^ f_word) & f_mask) == '0);
+      end
+    end
+  end
+  always @(posedge clk_i) begin
+    if (f_past && $past(rst_ni) && rst_ni && $past(out_valid_o && !out_ready_i)) begin
+      assert (out_valid_o && $stable(out_data_o) && $stable(out_sop_o) && $stable(out_eop_o) &&
+              $stable(out_empty_o));
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && f_k_out && f_eop && f_k > 8'd6);
+    cover (f_past && rst_ni && out_valid_o && !out_ready_i && !in_ready_o);
+  end
+`endif
+`endif  // FORMAL
 endmodule
 
 `default_nettype wire
