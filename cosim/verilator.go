@@ -129,10 +129,13 @@ func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []ve
 		}
 	}
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "verilator", args...)
+	cmd := toolCommand(ctx, "verilator", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := interrupted(ctx, "verilator", cmd.Run()); err != nil {
+		if Interrupted(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("cosim: verilator build of %d configurations failed: %w\n%s", len(cfgs), err, tail(out.String(), 60))
 	}
 	m.BuildTime = time.Since(t0)
@@ -263,7 +266,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 		go func() {
 			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+maxfail=%d", o.MaxFail),
 				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts)}
-			cmd := exec.CommandContext(ctx, m.Binary, args...)
+			cmd := toolCommand(ctx, m.Binary, args...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()

@@ -131,7 +131,9 @@ func Variants() []Config {
 		mk(func(c *Config) { c.ID, c.PipeDepth = hash.IDPSNOdd, 3 }),
 		mk(func(c *Config) { c.ID, c.Link = hash.IDPSNSLID, hash.LinkWide }),
 		mk(func(c *Config) { c.ID, c.Link, c.PipeDepth = hash.IDPSNDestQP, hash.LinkPacked, 4 }),
-		mk(func(c *Config) { c.Hash, c.Link, c.PipeDepth, c.Ready = hash.New(hash.CRC32), hash.LinkPacked, 4, ReadyComb }),
+		mk(func(c *Config) {
+			c.Hash, c.Link, c.PipeDepth, c.Ready = hash.New(hash.CRC32), hash.LinkPacked, 4, ReadyComb
+		}),
 		mk(func(c *Config) { c.Ready = ReadyComb }),
 		mk(func(c *Config) { c.Generator, c.CountBits, c.PipeDepth = "lfsr-lut/b16/k16", 4, 3 }),
 		mk(func(c *Config) { c.Generator, c.CountBits = "lfsr-lut/b32", 2 }),
