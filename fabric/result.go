@@ -208,10 +208,9 @@ type CounterRead struct {
 
 // decoded is one scheme's per-link estimate, by link index.
 type decoded struct {
-	w, c, q   []int64
-	qByLen    [][maxPathLen + 1]int64 // Q by path length
-	reported  []bool
-	threshold []float64
+	w, c, q  []int64
+	qByLen   [][maxPathLen + 1]int64 // Q by path length
+	reported []bool
 }
 
 func (s *Sim) linkIndex() map[topo.Link]int {
@@ -224,19 +223,24 @@ func (s *Sim) linkIndex() map[topo.Link]int {
 
 // decode runs every scheme's receivers over every packet: Alg. 4 for full-ID,
 // and for the one-bit schemes Alg. 7 or 9 over each (source leaf,
-// destination) group's candidate set (section 5.2), the counts of all
-// receivers summed per link, and section 5.3's threshold with L the diameter
-// and Q the packets that might have crossed the link.
+// destination) group's candidate set (section 5.2), pooled per link by a
+// refmodel.Merge (the counts of all receivers summed, section 5.3's threshold
+// with L the diameter and Q the packets that might have crossed the link).
+// Each group's tally is dropped once merged, so memory does not grow with
+// the number of groups.
 func (s *Sim) decode(groups [][]int, idx map[topo.Link]int) ([]*decoded, error) {
 	n := len(s.links)
 	k := len(s.models)
 	decs := make([]*decoded, k)
 	fulls := make([]*refmodel.FullIDCounts, k)
+	merges := make([]*refmodel.Merge, k)
 	for i, m := range s.models {
 		decs[i] = &decoded{w: make([]int64, n), c: make([]int64, n), q: make([]int64, n), qByLen: make([][maxPathLen + 1]int64, n),
-			reported: make([]bool, n), threshold: make([]float64, n)}
+			reported: make([]bool, n)}
 		if m.Config().Telemetry.Scheme == header.FullID {
 			fulls[i] = refmodel.NewFullIDCounts()
+		} else {
+			merges[i] = refmodel.NewMerge()
 		}
 	}
 	for _, g := range groups {
@@ -244,29 +248,22 @@ func (s *Sim) decode(groups [][]int, idx map[topo.Link]int) ([]*decoded, error) 
 		cs := s.t.CandidatesFromLeaf(s.t.NodeLeaf[first.src], int(first.dst))
 		for i, m := range s.models {
 			d := decs[i]
-			var tally *refmodel.Tally
-			if fulls[i] == nil {
-				var err error
-				if tally, err = m.NewTally(cs); err != nil {
+			if fulls[i] != nil {
+				for _, si := range g {
+					fulls[i].Add(s.reads[si*k+i])
+				}
+			} else {
+				tally, err := m.NewTally(cs)
+				if err != nil {
 					return nil, fmt.Errorf("decode %s: %w", m.Layout().Name, err)
 				}
-			}
-			for _, si := range g {
-				if r := s.reads[si*k+i]; tally == nil {
-					fulls[i].Add(r)
-				} else {
-					tally.Add(r)
+				for _, si := range g {
+					tally.Add(s.reads[si*k+i])
 				}
+				merges[i].Add(tally)
 			}
-			if tally != nil {
-				tally.Flush()
-			}
-			for j, l := range cs.Links {
+			for _, l := range cs.Links {
 				li := idx[l]
-				if tally != nil {
-					d.w[li] += tally.Counts[j]
-					d.c[li] += tally.Congested[j]
-				}
 				d.q[li] += int64(len(g))
 				d.qByLen[li][cs.PathLen] += int64(len(g))
 			}
@@ -274,17 +271,16 @@ func (s *Sim) decode(groups [][]int, idx map[topo.Link]int) ([]*decoded, error) 
 	}
 	diam := s.t.Diameter()
 	for i, d := range decs {
-		for li := range n {
-			if fulls[i] != nil {
-				l := s.links[li]
+		if fulls[i] != nil {
+			for li, l := range s.links {
 				d.w[li], d.c[li] = fulls[i].Counts[l], fulls[i].Congested[l]
 				d.reported[li] = d.w[li] > 0
-				continue
 			}
-			if d.q[li] > 0 {
-				d.threshold[li] = refmodel.Threshold(diam, d.q[li], s.p.P)
-				d.reported[li] = float64(d.w[li]) >= d.threshold[li]
-			}
+			continue
+		}
+		for _, e := range merges[i].Estimates(diam, s.p.P) {
+			li := idx[e.Link]
+			d.w[li], d.c[li], d.reported[li] = e.W, e.C, e.Passed
 		}
 	}
 	return decs, nil
