@@ -254,7 +254,7 @@ func FrameOf(pkt []byte) (Frame, error) {
 	if len(pkt) < LRHLen {
 		return Frame{}, fmt.Errorf("packet is %d bytes, shorter than the %d-byte LRH", len(pkt), LRHLen)
 	}
-	bth, err := BTHOffset(pkt[1] & 3)
+	bth, err := BTHOffset(LNHOf(pkt))
 	if err != nil {
 		return Frame{}, err
 	}
@@ -276,7 +276,7 @@ func (l *Layout) Locate(pkt []byte) (Frame, error) {
 	if err != nil {
 		return fr, err
 	}
-	if l.Packets == GlobalPacket && pkt[1]&3 != LNHGlobal {
+	if l.Packets == GlobalPacket && LNHOf(pkt) != LNHGlobal {
 		return fr, fmt.Errorf("layout %s: usable in global (LNH=3) packets only, and this packet is local", l.Name)
 	}
 	if err := l.fits(fr); err != nil {
