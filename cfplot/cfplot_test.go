@@ -2,15 +2,13 @@ package cfplot
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"ibreservoir/internal/golden"
 	"ibreservoir/topo"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // fractions gives the 4-ary 3-tree a congestion tree rooted at node 0, as the
 // naive reduction of section 4.3 does: node 0's link at 1, the links into
@@ -32,6 +30,9 @@ func fractions(t *topo.Topology) Fractions {
 	}
 }
 
+// TestGoldenSVG freezes the three panels of a congestion tree on the 4-ary
+// 3-tree (testdata/kary43-*.svg.golden; go test -update rewrites them after
+// the drawing has been checked by eye), each drawn twice to show it stable.
 func TestGoldenSVG(t *testing.T) {
 	tp, err := topo.KaryNTree(4, 3)
 	if err != nil {
@@ -41,31 +42,16 @@ func TestGoldenSVG(t *testing.T) {
 	for _, d := range []Direction{Up, Down, Both} {
 		path := filepath.Join(dir, d.String()+".svg")
 		o := Options{Title: "4-ary 3-tree, naive reduction (" + d.String() + ")", Direction: d}
-		if err := Write(path, tp, fractions(tp), o); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := os.ReadFile(path)
-		if err := Write(path, tp, fractions(tp), o); err != nil {
-			t.Fatal(err)
-		}
-		again, _ := os.ReadFile(path)
-		if !bytes.Equal(got, again) {
-			t.Fatalf("%s: two drawings differ", d)
-		}
-		golden := filepath.Join("testdata", "kary43-"+d.String()+".svg.golden")
-		if *update {
-			os.MkdirAll("testdata", 0o755)
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
+		golden.CheckStable(t, filepath.Join("testdata", "kary43-"+d.String()+".svg.golden"), func() []byte {
+			if err := Write(path, tp, fractions(tp), o); err != nil {
 				t.Fatal(err)
 			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test -update creates it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (rerun with -update after checking the drawing)", path, golden)
-		}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		})
 	}
 	// The down panel draws the congested links; the up panel has none.
 	down, _ := os.ReadFile(filepath.Join(dir, "down.svg"))
