@@ -3,8 +3,8 @@
 //
 //   - the LRH, GRH and BTH as typed structs named after their IBA fields
 //     (IBA Vol. 1 sections 7.7, 8.3 and 9.2), with byte-offset constants
-//     (LRHPos*, GRHPos*, BTHPos*) and single-field readers (LNHOf, SLIDOf,
-//     DLIDOf, DestQPOf, PSNOf) for code that reads a field or two per packet
+//     (LRHPos*, GRHPos*, BTHPos*) and single-field readers (LNHOf, PktLenOf,
+//     SLIDOf, DLIDOf, DestQPOf, PSNOf) for code that reads a field or two per packet
 //     without decoding the headers; decoders check lengths and versions,
 //     serializers refuse values too wide for their field;
 //   - the ICRC (CRC-32 with the variant fields counted as ones, section

@@ -53,6 +53,10 @@ const (
 // LNHOf returns the LRH's LNH, byte 1 bits 1..0.
 func LNHOf(pkt []byte) uint8 { return pkt[LRHPosSL] & 3 }
 
+// PktLenOf returns the LRH's PktLen in 4-byte words, the low 11 bits of bytes
+// 4-5.
+func PktLenOf(pkt []byte) uint16 { return binary.BigEndian.Uint16(pkt[LRHPosPktLen:]) & 0x7FF }
+
 // DLIDOf returns the LRH's DLID, bytes 2-3.
 func DLIDOf(pkt []byte) uint16 { return binary.BigEndian.Uint16(pkt[LRHPosDLID:]) }
 
@@ -109,7 +113,7 @@ func (h *LRH) decode(b []byte, base int) error {
 		LNH:    LNHOf(b),
 		DLID:   DLIDOf(b),
 		Rsv5:   b[LRHPosPktLen] >> 3,
-		PktLen: binary.BigEndian.Uint16(b[LRHPosPktLen:]) & 0x7FF,
+		PktLen: PktLenOf(b),
 		SLID:   SLIDOf(b),
 	}
 	return nil

@@ -258,7 +258,7 @@ func FrameOf(pkt []byte) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	n := 4 * (int(pkt[4]&0x7)<<8 | int(pkt[5]))
+	n := 4 * int(PktLenOf(pkt))
 	if n < bth+BTHLen+ICRCLen {
 		return Frame{}, fmt.Errorf("LRH bytes 4-5: PktLen=%d words (%d bytes) is shorter than the headers and ICRC (%d bytes)", n/4, n, bth+BTHLen+ICRCLen)
 	}
