@@ -287,11 +287,8 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 	th := Threshold(L, t.Packets, p)
 	es := make([]LinkEstimate, len(t.D))
 	for j := range t.D {
-		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.Counts[j], C: t.Congested[j], Q: t.Packets, Threshold: th}
-		e.Passed = float64(e.W) >= th
-		if e.Passed {
-			e.Fraction = CongestedFraction(e.W, e.C)
-		}
+		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.Counts[j], C: t.Congested[j], Q: t.Packets}
+		e.judge(th)
 		es[j] = e
 	}
 	return es
@@ -326,29 +323,9 @@ func hasForm(f hash.Func) bool { _, ok := f.FormD(0); return ok }
 // 5.3 is applied to the sums with longest path L and confidence p. The result
 // is sorted by link; Hop is the link's position in the first tally that has it.
 func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
-	byLink := map[Link]*LinkEstimate{}
+	m := NewMerge()
 	for _, t := range tallies {
-		t.Flush()
-		for j, l := range t.Set.Links {
-			e := byLink[l]
-			if e == nil {
-				e = &LinkEstimate{Link: l, Hop: t.Set.Hops[j]}
-				byLink[l] = e
-			}
-			e.W += t.Counts[j]
-			e.C += t.Congested[j]
-			e.Q += t.Packets
-		}
+		m.Add(t)
 	}
-	es := make([]LinkEstimate, 0, len(byLink))
-	for _, e := range byLink {
-		e.Threshold = Threshold(L, e.Q, p)
-		e.Passed = float64(e.W) >= e.Threshold
-		if e.Passed {
-			e.Fraction = CongestedFraction(e.W, e.C)
-		}
-		es = append(es, *e)
-	}
-	slices.SortFunc(es, func(a, b LinkEstimate) int { return cmpLink(a.Link, b.Link) })
-	return es
+	return m.Estimates(L, p)
 }
