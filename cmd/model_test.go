@@ -14,17 +14,17 @@ import (
 
 func TestModelSaturationOutput(t *testing.T) {
 	var b bytes.Buffer
-	if err := runModelSaturation(&b, &modelSaturationOptions{Bits: 2, Hops: 5, Generator: "ideal"}); err != nil {
+	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 2, Hops: 5, Generator: "ideal"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(b.String(), "9/16"); got != 4 || !strings.Contains(b.String(), "3/4") {
 		t.Errorf("section 5.6's example not in the output:\n%s", b.String())
 	}
-	if err := runModelSaturation(&b, &modelSaturationOptions{Bits: 0, Hops: 5, Generator: "ideal"}); err == nil {
+	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 0, Hops: 5, Generator: "ideal"}); err == nil {
 		t.Error("--bits 0 accepted")
 	}
 	b.Reset()
-	if err := runModelSaturation(&b, &modelSaturationOptions{Bits: 3, Hops: 5, Generator: "lfsr-lut/b8"}); err != nil || !strings.Contains(b.String(), "lfsr-lut/b8") {
+	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 3, Hops: 5, Generator: "lfsr-lut/b8"}); err != nil || !strings.Contains(b.String(), "lfsr-lut/b8") {
 		t.Errorf("lfsr-lut/b8: %v\n%s", err, b.String())
 	}
 }

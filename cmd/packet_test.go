@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"ibreservoir/capture"
 	"ibreservoir/header"
+	"ibreservoir/internal/cli"
 )
 
 const hcaCapture = "../capture/testdata/infiniband-hca-capture.pcap"
@@ -20,7 +22,7 @@ const hcaCapture = "../capture/testdata/infiniband-hca-capture.pcap"
 // frozen in a golden file.
 func TestPacketCheckHCA(t *testing.T) {
 	var out bytes.Buffer
-	if err := runPacketCheck(&out, packetCheckOptions{Files: []string{hcaCapture}}); err != nil {
+	if err := runPacketCheck(context.Background(), &out, packetCheckOptions{Files: []string{hcaCapture}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(out.String(), "43 packets: 43 good, 0 bad\n") {
@@ -92,7 +94,7 @@ func TestPacketCheckFailures(t *testing.T) {
 	}
 	path := testCapture(t, l)
 	var out bytes.Buffer
-	err = runPacketCheck(&out, packetCheckOptions{Files: []string{path}})
+	err = runPacketCheck(context.Background(), &out, packetCheckOptions{Files: []string{path}})
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 1 {
 		t.Fatalf("got %v, want exit code 1", err)
@@ -115,7 +117,7 @@ func TestPacketCheckFailures(t *testing.T) {
 	// With the layout, the footer packet checks good and shows its fields;
 	// the others are now read as carrying a footer they do not have.
 	out.Reset()
-	runPacketCheck(&out, packetCheckOptions{Files: []string{path}, Telemetry: true, Spec: s, JSON: true})
+	runPacketCheck(context.Background(), &out, packetCheckOptions{Files: []string{path}, Telemetry: true, Spec: s, Format: cli.JSON})
 	var doc struct {
 		Packets []checkedPacket `json:"packets"`
 		Summary checkSummary    `json:"summary"`
@@ -142,14 +144,11 @@ func TestPacketCheckFailures(t *testing.T) {
 
 func TestPacketCheckArgs(t *testing.T) {
 	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs([]string{"packet", "check"})
-	err := rootCmd.Execute()
+	_, _, err := execute(t, "packet", "check")
 	if err == nil || !strings.Contains(err.Error(), "name at least one capture file") {
 		t.Errorf("no files: %v", err)
 	}
-	err = runPacketCheck(&out, packetCheckOptions{Files: []string{filepath.Join(t.TempDir(), "missing.pcap")}})
+	err = runPacketCheck(context.Background(), &out, packetCheckOptions{Files: []string{filepath.Join(t.TempDir(), "missing.pcap")}})
 	if err == nil {
 		t.Error("missing file: no error")
 	}
@@ -157,7 +156,7 @@ func TestPacketCheckArgs(t *testing.T) {
 	if err := capture.WriteFile(empty, func(*capture.Writer) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := runPacketCheck(&out, packetCheckOptions{Files: []string{empty}}); err == nil || !strings.Contains(err.Error(), "no packets") {
+	if err := runPacketCheck(context.Background(), &out, packetCheckOptions{Files: []string{empty}}); err == nil || !strings.Contains(err.Error(), "no packets") {
 		t.Errorf("empty capture: %v", err)
 	}
 }

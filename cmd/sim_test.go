@@ -14,8 +14,8 @@ import (
 
 func TestSimReductionSmall(t *testing.T) {
 	dir := t.TempDir()
-	o := &simOptions{Preset: "reduction-small", Out: dir, Seed: 1, Congestion: "queue-over-credits", Schemes: "fullid64,one5",
-		P: 0.99, Windows: -1, Crop: 8, Plots: true}
+	o := &simOptions{Experiment: fabric.Experiment{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: []string{"fullid64", "one5"},
+		P: 0.99, Windows: -1}, Out: dir, Crop: 8, Plots: true}
 	var out, errs bytes.Buffer
 	if err := runSim(context.Background(), &out, &errs, o); err != nil {
 		t.Fatal(err)
@@ -55,14 +55,14 @@ func TestSimReductionSmall(t *testing.T) {
 }
 
 func TestSimErrors(t *testing.T) {
-	base := simOptions{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: "one5", P: 0.99, Windows: -1}
+	base := simOptions{Experiment: fabric.Experiment{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: []string{"one5"}, P: 0.99, Windows: -1}}
 	for _, c := range []struct {
 		edit func(o *simOptions)
 		want string
 	}{
 		{func(o *simOptions) { o.Preset = "" }, "no --preset given; choose one of"},
 		{func(o *simOptions) { o.Preset = "reduce" }, `unknown preset "reduce"`},
-		{func(o *simOptions) { o.Schemes = "one5,onebit" }, `unknown scheme "onebit"`},
+		{func(o *simOptions) { o.Schemes = []string{"one5", "onebit"} }, `unknown scheme "onebit"`},
 		{func(o *simOptions) { o.Congestion = "loud" }, "--congestion"},
 		{func(o *simOptions) { o.MTU = 1000 }, "MTU 1000"},
 		{func(o *simOptions) { o.Topology = "kary:k=2" }, "--topology"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"ibreservoir/battery"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/rng"
 )
 
@@ -74,8 +76,8 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.IntSliceVar(&o.cfg.CountBits, "count-bits", o.cfg.CountBits, fmt.Sprintf("hop-count widths b to test, 1..%d (section 5.6)", battery.MaxCountBits))
 	fs.BoolVar(&o.cfg.Lockstep, "lockstep", o.cfg.Lockstep, "also test every switch generator with all ports seeded alike (the lockstep scenario)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "run seed: every sample and generator stream derives from it")
-	fs.Float64Var(&o.cfg.Alpha, "alpha", o.cfg.Alpha, "family-wise error rate, held by Holm's correction")
-	fs.Float64Var(&o.cfg.MaxBias, "max-bias", o.cfg.MaxBias, "largest relative bias |l*P0(l)-1| a generator may have")
+	cli.FloatVar(fs, &o.cfg.Alpha, "alpha", cli.Range{Lo: 0, Hi: 1}, "family-wise error rate, held by Holm's correction, 0 < alpha < 1")
+	cli.FloatVar(fs, &o.cfg.MaxBias, "max-bias", cli.Range{Lo: 0, Hi: math.MaxFloat64, LoClosed: true}, "largest relative bias |l*P0(l)-1| a generator may have, 0 or more")
 	fs.BoolVar(&o.quick, "quick", false, "a small battery (less data per test): seconds instead of minutes, weaker tests")
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
