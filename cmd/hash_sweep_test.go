@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,4 +131,16 @@ func FuzzParseUint32(f *testing.F) {
 			t.Fatalf("parseUint32(%q) = %d, but its decimal form gives %d, %v", s, v, w, err)
 		}
 	})
+}
+
+// TestHashSweepInterrupt: a cancelled context stops the sweeps at once, even
+// siphash's minute-long ones.
+func TestHashSweepInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errw bytes.Buffer
+	err := runHashSweep(ctx, &out, &errw, &hashSweepOptions{Hash: hash.SipHash, Over: "d"})
+	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
+		t.Errorf("got %v and output %q", err, out.String())
+	}
 }

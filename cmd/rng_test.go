@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,38 @@ func TestRngStream(t *testing.T) {
 		if err := runRngStream(context.Background(), &out, &c.o); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: error %v, want one mentioning %q", c.o, err, c.msg)
 		}
+	}
+}
+
+func TestRngFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stream", "--gen", "ideal"}, "--generator"},
+		{[]string{"stream", "--draws", "-1"}, `invalid argument "-1" for "--draws"`},
+		{[]string{"p0", "--max-l", "0"}, `invalid argument "0" for "--max-l"`},
+		{[]string{"p0", "--max-l", "1000000000"}, `invalid argument "1000000000" for "--max-l"`},
+		{[]string{"p0", "--generator", "lfsr-lut/b3", "--max-l", "9"}, "wider LFSR"},
+	} {
+		_, _, err := execute(t, append([]string{"rng"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
+		}
+	}
+	out, _, err := execute(t, "rng", "p0", "--generator", "lfsr-lut/b12/k12", "--max-l", "3", "--format", "markdown")
+	if err != nil || !strings.Contains(out, "| 2 | 2048 | 33/65 | 0.5076923076923077 | 0.007692307692307693 | 63 |") {
+		t.Errorf("p0 markdown: %v\n%s", err, out)
+	}
+}
+
+// TestRngStreamInterrupt: a cancelled context stops a long stream.
+func TestRngStreamInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	o := &rngStreamOptions{rngGenFlags: rngGenFlags{Generator: "ideal", Seed: 1, MaxL: 8}, Ls: "2", Draws: 1 << 40}
+	if err := runRngStream(ctx, &out, o); !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v", err)
 	}
 }
