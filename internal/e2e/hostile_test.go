@@ -91,7 +91,7 @@ func hostileCases() []hostileCase {
 		args: []string{"packet", "check", "t.pcap"}, exit: 1, stdout: `magic 68 65 6c 6c is neither pcap`})
 	add(hostileCase{name: "capture: pcapng block length not a multiple of 4", owner: "cli",
 		setup: withFile("ng.pcapng", []byte{0x0a, 0x0d, 0x0d, 0x0a, 29, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 29, 0, 0, 0, 0}),
-		args: []string{"packet", "check", "ng.pcapng"}, exit: 1, stdout: `block total length 29`})
+		args:  []string{"packet", "check", "ng.pcapng"}, exit: 1, stdout: `block total length 29`})
 	add(hostileCase{name: "capture: 30 MB, JSON in bounded memory", owner: "cli",
 		setup: func(t *testing.T, dir, _ string) []string {
 			repeatCapture(t, filepath.Join(dir, "huge.pcap"), hca, 30<<20)
