@@ -296,11 +296,10 @@ func erf(typ uint8, rlen, wlen int, ext []uint64, payload []byte) []byte {
 	return b
 }
 
-func TestERFExtensionHeaders(t *testing.T) {
-	pkt := testPackets(t)[10].Data
-	// Two extension headers: the first has the "more" bit set.
-	rec := erf(ERFTypeInfiniBand|erfTypeExtBit, 0, len(pkt), []uint64{1<<63 | 0x0100, 0x0200}, pkt)
-	r, err := NewReader(bytes.NewReader(pcapFile(LinkTypeERF, rec)))
+// readOne reads the first packet of a capture file held in memory.
+func readOne(t *testing.T, file []byte) *Packet {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +307,14 @@ func TestERFExtensionHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func TestERFExtensionHeaders(t *testing.T) {
+	pkt := testPackets(t)[10].Data
+	// Two extension headers: the first has the "more" bit set.
+	rec := erf(ERFTypeInfiniBand|erfTypeExtBit, 0, len(pkt), []uint64{1<<63 | 0x0100, 0x0200}, pkt)
+	p := readOne(t, pcapFile(LinkTypeERF, rec))
 	if !bytes.Equal(p.Data, pkt) || len(p.ERF.Extensions) != 2 || p.ERF.Type != ERFTypeInfiniBand {
 		t.Fatalf("got %d bytes, ERF %+v", len(p.Data), p.ERF)
 	}
@@ -316,9 +323,8 @@ func TestERFExtensionHeaders(t *testing.T) {
 	}
 	// wlen longer than what was captured: a truncated packet, not an error.
 	rec = erf(ERFTypeInfiniBand, 0, len(pkt)+100, nil, pkt)
-	r, _ = NewReader(bytes.NewReader(pcapFile(LinkTypeERF, rec)))
-	if p, err := r.Next(); err != nil || !p.Truncated() || !bytes.Equal(p.Data, pkt) {
-		t.Fatalf("truncated record: %v", err)
+	if p := readOne(t, pcapFile(LinkTypeERF, rec)); !p.Truncated() || !bytes.Equal(p.Data, pkt) {
+		t.Fatalf("truncated record: %+v", p)
 	}
 }
 
@@ -550,15 +556,7 @@ func TestERFFlags(t *testing.T) {
 	} {
 		rec := erf(ERFTypeInfiniBand, 0, len(pkt), nil, pkt)
 		rec[9] = c.flags
-		r, err := NewReader(bytes.NewReader(pcapFile(LinkTypeERF, rec)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = p.CaptureError()
+		err := readOne(t, pcapFile(LinkTypeERF, rec)).CaptureError()
 		if (err == nil) != (c.want == nil) {
 			t.Errorf("flags %#x: CaptureError %v", c.flags, err)
 			continue

@@ -13,10 +13,10 @@ import (
 // Flag names of the reference model's configuration, beyond the telemetry
 // layout's (bindTelemetryFlags).
 const (
-	flagHash      = "hash"
-	flagIDOption  = "id"
-	flagLink      = "link"
-	flagGenerator = "generator"
+	flagHash      = cli.FlagHash
+	flagIDOption  = cli.FlagID
+	flagLink      = cli.FlagLink
+	flagGenerator = cli.FlagGenerator
 	flagSeed      = "seed"
 	flagMaxSwitch = "max-switch"
 	flagMaxPort   = "max-port"

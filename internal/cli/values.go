@@ -13,6 +13,16 @@ import (
 	"ibreservoir/rng"
 )
 
+// The names of the flags this package binds, for commands that name them in
+// messages.
+const (
+	FlagFormat    = "format"
+	FlagHash      = "hash"
+	FlagID        = "id"
+	FlagLink      = "link"
+	FlagGenerator = "generator"
+)
+
 // ---- integers
 
 // intValue is an int flag accepting lo..hi; unset, when not nil, is a value
@@ -254,46 +264,45 @@ func FormatVar(fs *pflag.FlagSet, p *Format, allowed ...Format) *pflag.Flag {
 	for _, f := range allowed {
 		names = append(names, string(f))
 	}
-	fs.Var(&formatValue{p, names}, "format", "what to print on standard output: "+orList(names))
-	return fs.Lookup("format")
+	fs.Var(&formatValue{p, names}, FlagFormat, "what to print on standard output: "+orList(names))
+	return fs.Lookup(FlagFormat)
 }
 
 // ---- the model's kinds
 
-type hashFuncValue struct{ f *hash.Func }
-
-func (v hashFuncValue) String() string    { return v.f.String() }
-func (v hashFuncValue) Type() string      { return "hash" }
-func (v hashFuncValue) Allowed() []string { return HashNames() }
-func (v hashFuncValue) Set(s string) error {
-	k, err := hash.ParseKind(s)
-	if err == nil {
-		*v.f = hash.New(k)
-	}
-	return err
+// kindValue is a flag taking one of a fixed set of named values of a type
+// with a parser (a hash, a packet-id option, a link encoding).
+type kindValue[T fmt.Stringer] struct {
+	p     *T
+	typ   string
+	parse func(string) (T, error)
+	all   []T
 }
 
-type hashKindValue struct{ k *hash.Kind }
-
-func (v hashKindValue) String() string    { return v.k.String() }
-func (v hashKindValue) Type() string      { return "hash" }
-func (v hashKindValue) Allowed() []string { return HashNames() }
-func (v hashKindValue) Set(s string) (err error) {
-	k, err := hash.ParseKind(s)
-	if err == nil {
-		*v.k = k
-	}
-	return err
-}
-
-// HashNames lists the hashes of thesis section 5.4 by their flag names.
-func HashNames() []string {
+func (v kindValue[T]) String() string { return (*v.p).String() }
+func (v kindValue[T]) Type() string   { return v.typ }
+func (v kindValue[T]) Allowed() []string {
 	var ns []string
-	for _, k := range hash.Kinds() {
-		ns = append(ns, k.String())
+	for _, x := range v.all {
+		ns = append(ns, x.String())
 	}
 	return ns
 }
+func (v kindValue[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = x
+	}
+	return err
+}
+
+func kindVar[T fmt.Stringer](fs *pflag.FlagSet, v kindValue[T], name, usage string) *pflag.Flag {
+	fs.Var(v, name, usage)
+	return fs.Lookup(name)
+}
+
+// HashNames lists the hashes of thesis section 5.4 by their flag names.
+func HashNames() []string { return kindValue[hash.Kind]{all: hash.Kinds()}.Allowed() }
 
 // HashUsage is the help text of a --hash flag.
 func HashUsage() string {
@@ -302,66 +311,35 @@ func HashUsage() string {
 
 // HashVar binds --hash writing a hash function (a model configuration's).
 func HashVar(fs *pflag.FlagSet, p *hash.Func) *pflag.Flag {
-	fs.Var(hashFuncValue{p}, "hash", HashUsage())
-	return fs.Lookup("hash")
+	var all []hash.Func
+	for _, k := range hash.Kinds() {
+		all = append(all, hash.New(k))
+	}
+	parse := func(s string) (hash.Func, error) {
+		k, err := hash.ParseKind(s)
+		if err != nil {
+			return hash.Func{}, err
+		}
+		return hash.New(k), nil
+	}
+	return kindVar(fs, kindValue[hash.Func]{p, "hash", parse, all}, FlagHash, HashUsage())
 }
 
 // HashKindVar binds --hash writing a hash kind.
 func HashKindVar(fs *pflag.FlagSet, p *hash.Kind) *pflag.Flag {
-	fs.Var(hashKindValue{p}, "hash", HashUsage())
-	return fs.Lookup("hash")
-}
-
-type idValue struct{ o *hash.IDOption }
-
-func (v idValue) String() string { return v.o.String() }
-func (v idValue) Type() string   { return "id" }
-func (v idValue) Allowed() []string {
-	var ns []string
-	for _, o := range hash.IDOptions() {
-		ns = append(ns, o.String())
-	}
-	return ns
-}
-func (v idValue) Set(s string) (err error) {
-	o, err := hash.ParseIDOption(s)
-	if err == nil {
-		*v.o = o
-	}
-	return err
+	return kindVar(fs, kindValue[hash.Kind]{p, "hash", hash.ParseKind, hash.Kinds()}, FlagHash, HashUsage())
 }
 
 // IDVar binds --id, the packet id that is H's first argument.
 func IDVar(fs *pflag.FlagSet, p *hash.IDOption) *pflag.Flag {
-	v := idValue{p}
-	fs.Var(v, "id", "packet id, the first argument of H: "+orList(v.Allowed()))
-	return fs.Lookup("id")
-}
-
-type linkValue struct{ e *hash.LinkEncoding }
-
-func (v linkValue) String() string { return v.e.String() }
-func (v linkValue) Type() string   { return "encoding" }
-func (v linkValue) Allowed() []string {
-	var ns []string
-	for _, e := range hash.LinkEncodings() {
-		ns = append(ns, e.String())
-	}
-	return ns
-}
-func (v linkValue) Set(s string) (err error) {
-	e, err := hash.ParseLinkEncoding(s)
-	if err == nil {
-		*v.e = e
-	}
-	return err
+	v := kindValue[hash.IDOption]{p, "id", hash.ParseIDOption, hash.IDOptions()}
+	return kindVar(fs, v, FlagID, "packet id, the first argument of H: "+orList(v.Allowed()))
 }
 
 // LinkVar binds --link, the link encoding d(switch, port).
 func LinkVar(fs *pflag.FlagSet, p *hash.LinkEncoding) *pflag.Flag {
-	v := linkValue{p}
-	fs.Var(v, "link", "link encoding d of (switch, port): "+orList(v.Allowed())+" (thesis: switch*2^15 + port*2^9 + 509)")
-	return fs.Lookup("link")
+	v := kindValue[hash.LinkEncoding]{p, "encoding", hash.ParseLinkEncoding, hash.LinkEncodings()}
+	return kindVar(fs, v, FlagLink, "link encoding d of (switch, port): "+orList(v.Allowed())+" (thesis: switch*2^15 + port*2^9 + 509)")
 }
 
 // CheckGenerator says whether name is a generator name of package rng. Its
@@ -378,5 +356,5 @@ const GeneratorUsage = "switch random generator of thesis section 5.9: " + rng.S
 // GeneratorVar binds --generator, a generator name of package rng, with the
 // given help text (GeneratorUsage, or narrower where a command takes fewer).
 func GeneratorVar(fs *pflag.FlagSet, p *string, usage string) *pflag.Flag {
-	return CheckedStringVar(fs, p, "generator", "generator", CheckGenerator, usage)
+	return CheckedStringVar(fs, p, FlagGenerator, "generator", CheckGenerator, usage)
 }
