@@ -3,9 +3,11 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ibreservoir/internal/cli"
 )
@@ -32,4 +34,63 @@ func executeContext(ctx context.Context, t *testing.T, args ...string) (stdout, 
 	root.SetArgs(args)
 	err = root.ExecuteContext(ctx)
 	return out.String(), errw.String(), err
+}
+
+// TestHelpExamplesUseRealFlags: every command line in a command's Example or
+// Long help names a real command and only flags it has, so that the help
+// cannot drift from the code (as "model saturation --bits" did).
+func TestHelpExamplesUseRealFlags(t *testing.T) {
+	n := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		// Example lines, and the indented lines of Long (its prose also
+		// starts sentences with "ibreservoir").
+		var lines []string
+		lines = append(lines, strings.Split(c.Example, "\n")...)
+		for _, l := range strings.Split(c.Long, "\n") {
+			if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+				lines = append(lines, l)
+			}
+		}
+		for _, line := range lines {
+			line = strings.TrimSpace(line)
+			if i := strings.Index(line, " #"); i >= 0 {
+				line = line[:i]
+			}
+			for _, part := range strings.Split(line, "&&") {
+				fields := strings.Fields(part)
+				if len(fields) < 2 || fields[0] != "ibreservoir" {
+					continue
+				}
+				n++
+				found, args, err := rootCmd.Find(fields[1:])
+				if err != nil {
+					t.Errorf("%s help: %q: %v", c.CommandPath(), part, err)
+					continue
+				}
+				for _, a := range args {
+					if !strings.HasPrefix(a, "-") {
+						continue
+					}
+					name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+					var f *pflag.Flag
+					if strings.HasPrefix(a, "--") {
+						f = found.Flags().Lookup(name)
+					} else {
+						f = found.Flags().ShorthandLookup(name)
+					}
+					if f == nil && name != "help" {
+						t.Errorf("%s help: %q: %s has no flag %s", c.CommandPath(), part, found.CommandPath(), a)
+					}
+				}
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(rootCmd)
+	if n < 10 {
+		t.Errorf("found only %d example command lines: the walk is broken", n)
+	}
 }
