@@ -42,6 +42,9 @@ func newModelConfigCmd() *cobra.Command {
 		Short: "Validate a model configuration and print it as the manifests record it (JSON)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkTelemetryFlags(cmd.Flags(), o.Config.Telemetry); err != nil {
+				return err
+			}
 			return runModelConfig(cmd.OutOrStdout(), o)
 		},
 	}

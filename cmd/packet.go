@@ -64,6 +64,8 @@ cannot be read as a capture.`,
 					telemetryFlagNames...); err != nil {
 					return err
 				}
+			} else if err := checkTelemetryFlags(cmd.Flags(), o.Spec); err != nil {
+				return err
 			}
 			o.Files = args
 			return runPacketCheck(cmd.Context(), cmd.OutOrStdout(), o)

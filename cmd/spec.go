@@ -32,6 +32,9 @@ gives the reason.`,
   ibreservoir spec --scheme fullid --switch-bits 10 --port-bits 6 --count-bits 4 --format markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTelemetryFlags(cmd.Flags(), o.Spec); err != nil {
+				return err
+			}
 			return runSpec(cmd.OutOrStdout(), o)
 		},
 	}

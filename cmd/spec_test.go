@@ -89,6 +89,8 @@ func TestSpecErrors(t *testing.T) {
 		{[]string{"--placement", "lrh"}, []string{`unknown placement "lrh"`}},
 		{[]string{"--format", "html"}, []string{`invalid argument "html" for "--format"`, "text, markdown or json"}},
 		{[]string{"--bits", "3"}, []string{"unknown flag: --bits", "--count-bits"}},
+		{[]string{"--switch-bits", "10"}, []string{"--switch-bits has no effect without --scheme fullid"}},
+		{[]string{"--sender-draws", "3", "--count-bits", "4"}, []string{"--count-bits has no effect with --sender-draws"}},
 		{[]string{"extra"}, []string{"unknown command"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -52,6 +52,21 @@ func bindTelemetryFlags(fs *pflag.FlagSet, s *header.TelemetrySpec) {
 		"where the fields go: auto (resv6 if they fit 6 bits, else footer), resv6 (BTH Resv6), reserved-global (BTH Resv6 and LRH Rsv5, global packets only) or footer")
 }
 
+// checkTelemetryFlags refuses the layout flags that s makes meaningless: the
+// full-ID field widths under another scheme, and the count width when the
+// sender's draws replace the count.
+func checkTelemetryFlags(fs *pflag.FlagSet, s header.TelemetrySpec) error {
+	if s.Scheme != header.FullID {
+		if err := cli.NoEffect(fs, "without --"+flagScheme+" fullid", "", flagSwitchBits, flagPortBits); err != nil {
+			return err
+		}
+	}
+	if s.SenderL > 0 {
+		return cli.NoEffect(fs, "with --"+flagSenderL+" (the sender's draws replace the count)", "", flagCountBits)
+	}
+	return nil
+}
+
 // bindLNHFlag binds *global to --global: whether packets carry a GRH (LNH=3)
 // rather than being local (LNH=2). The ICRC coverage of the LRH reserved bits
 // depends on it.
