@@ -38,7 +38,7 @@ func executeContext(ctx context.Context, t *testing.T, args ...string) (stdout, 
 
 // TestHelpExamplesUseRealFlags: every command line in a command's Example or
 // Long help names a real command and only flags it has, so that the help
-// cannot drift from the code (as "model saturation --bits" did).
+// cannot drift from the code (a renamed flag left in an example, say).
 func TestHelpExamplesUseRealFlags(t *testing.T) {
 	n := 0
 	var walk func(c *cobra.Command)
@@ -92,5 +92,24 @@ func TestHelpExamplesUseRealFlags(t *testing.T) {
 	walk(rootCmd)
 	if n < 10 {
 		t.Errorf("found only %d example command lines: the walk is broken", n)
+	}
+}
+
+// TestMistypedSubcommand: a mistyped subcommand of a group is an error with
+// a suggestion, not the group's help and exit status 0.
+func TestMistypedSubcommand(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{"model satur", "Did you mean this?\n\tsaturation"},
+		{"packet chek x.pcap", "Did you mean this?\n\tcheck"},
+		{"rng po", `unknown command "po" for "ibreservoir rng"`},
+		{"hash sweeep", "sweep"},
+	} {
+		_, _, err := execute(t, strings.Fields(c.args)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.args, err, c.want)
+		}
+	}
+	if out, _, err := execute(t, "model"); err != nil || !strings.Contains(out, "Available Commands") {
+		t.Errorf("model alone: %v\n%s", err, out)
 	}
 }

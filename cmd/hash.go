@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"ibreservoir/internal/cli"
 )
 
 // `ibreservoir hash ...`: the one-bit hashes of thesis section 5.4 (package
 // hash).
 
 func newHashCmd() *cobra.Command {
-	c := &cobra.Command{
+	c := cli.Group(&cobra.Command{
 		Use:   "hash",
 		Short: "The one-bit hashes H(id, d) of thesis section 5.4: exhaustive sweeps",
-		Args:  cobra.NoArgs,
-	}
+	})
 	c.AddCommand(newHashSweepCmd())
 	return c
 }

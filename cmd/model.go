@@ -20,11 +20,10 @@ import (
 // statistics (package refmodel).
 
 func newModelCmd() *cobra.Command {
-	c := &cobra.Command{
+	c := cli.Group(&cobra.Command{
 		Use:   "model",
 		Short: "Inspect the reference model: configuration, saturation bias, moments, thresholds",
-		Args:  cobra.NoArgs,
-	}
+	})
 	c.AddCommand(newModelConfigCmd(), newModelSaturationCmd(), newModelMomentsCmd(), newModelThresholdCmd())
 	return c
 }

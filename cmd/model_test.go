@@ -23,7 +23,7 @@ func TestModelSaturationOutput(t *testing.T) {
 		t.Errorf("section 5.6's example not in the output:\n%s", b.String())
 	}
 	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 0, Hops: 5, Generator: "ideal"}); err == nil {
-		t.Error("--bits 0 accepted")
+		t.Error("a count width of 0 accepted")
 	}
 	b.Reset()
 	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 3, Hops: 5, Generator: "lfsr-lut/b8"}); err != nil || !strings.Contains(b.String(), "lfsr-lut/b8") {

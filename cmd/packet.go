@@ -30,11 +30,10 @@ type packetCheckOptions struct {
 var telemetryFlagNames = []string{flagScheme, flagCountBits, flagSenderL, flagSwitchBits, flagPortBits, flagPlacement}
 
 func newPacketCmd() *cobra.Command {
-	packetCmd := &cobra.Command{
+	packetCmd := cli.Group(&cobra.Command{
 		Use:   "packet",
 		Short: "Inspect InfiniBand packets in capture files",
-		Args:  cobra.NoArgs,
-	}
+	})
 	o := packetCheckOptions{Spec: defaultTelemetrySpec()}
 	check := &cobra.Command{
 		Use:   "check FILE...",

@@ -22,11 +22,10 @@ import (
 // section 5.9 (package rng).
 
 func newRngCmd() *cobra.Command {
-	c := &cobra.Command{
+	c := cli.Group(&cobra.Command{
 		Use:   "rng",
 		Short: "The random-number generators of thesis section 5.9: exact probabilities and draw streams",
-		Args:  cobra.NoArgs,
-	}
+	})
 	c.AddCommand(newRngP0Cmd(), newRngStreamCmd())
 	return c
 }

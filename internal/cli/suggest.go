@@ -61,3 +61,25 @@ func SuggestFlags(fs *pflag.FlagSet, typed string) []string {
 	})
 	return out
 }
+
+// Group makes c a command that only groups subcommands: alone it prints its
+// help; with an argument that names no subcommand it fails, suggesting the
+// subcommands meant, as cobra does for the root command (cobra itself prints
+// the help and exits 0, so a mistyped subcommand would pass unnoticed).
+func Group(c *cobra.Command) *cobra.Command {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's default, which it sets on the root only
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return fmt.Errorf("%s\nSee '%s --help'", msg, cmd.CommandPath())
+	}
+	return c
+}
