@@ -140,6 +140,8 @@ func hostileCases() []hostileCase {
 		stderr: `disk|space|--bulk`, known: "vectors refuses outputs larger than the free disk", timeout: 3 * time.Second})
 	add(hostileCase{name: "packet check --count-bits without --telemetry", owner: "cli", args: []string{"packet", "check", "--count-bits", "4", hca}, exit: 1,
 		stderr: `--count-bits has no effect without --telemetry`})
+	add(hostileCase{name: "mistyped subcommand", owner: "cli", args: []string{"model", "satur"}, exit: 1,
+		stderr: `unknown command "satur" for "ibreservoir model"\n\nDid you mean this\?\n\tsaturation`})
 	add(hostileCase{name: "mistyped flag", owner: "cli", args: []string{"model", "saturation", "--bits", "2"}, exit: 1,
 		stderr: `unknown flag: --bits\nDid you mean this\?\n\t--count-bits`})
 
