@@ -210,9 +210,10 @@ func runPacketCheck(ctx context.Context, out io.Writer, o packetCheckOptions) (e
 		r, f, err := capture.Open(path)
 		if err != nil {
 			sum.Unreadable++
-			fileErrs = append(fileErrs, fileError{path, err.Error()})
+			msg := strings.TrimPrefix(err.Error(), path+": ") // the line names the file already
+			fileErrs = append(fileErrs, fileError{path, msg})
 			if !js {
-				fmt.Fprintf(w, "%s: FAIL: %v\n\n", path, err)
+				fmt.Fprintf(w, "%s: FAIL: %s\n\n", path, msg)
 			}
 			continue
 		}

@@ -174,7 +174,7 @@ func TestPacketCheckFileErrors(t *testing.T) {
 		t.Fatalf("got %v, want exit code 1 naming the unreadable files", err)
 	}
 	text := out.String()
-	for _, want := range []string{dir + ": FAIL: " + dir + ": is a directory", junk + ": FAIL: " + junk + ": file header, byte 0: magic",
+	for _, want := range []string{dir + ": FAIL: is a directory", junk + ": FAIL: file header, byte 0: magic",
 		"43 packets: 43 good, 0 bad\n2 of 3 files could not be read as captures\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text[max(0, len(text)-600):])

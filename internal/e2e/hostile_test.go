@@ -84,9 +84,9 @@ func hostileCases() []hostileCase {
 	add(hostileCase{name: "capture: ERF truncation flag", owner: "cli", setup: withFile("tr.pcap", erfCapture(read(nil, hca), func(r []byte) { r[9] |= 0x08 })),
 		args: []string{"packet", "check", "--format", "json", "tr.pcap"}, exit: 1, stdout: `"error": "ERF flags 0x0[cd]: truncated`})
 	add(hostileCase{name: "capture: a directory", owner: "cli", setup: func(t *testing.T, dir, _ string) []string { os.Mkdir(filepath.Join(dir, "d.pcap"), 0o755); return nil },
-		args: []string{"packet", "check", "d.pcap"}, exit: 1, stderr: `1 of 1 files could not be read`, stdout: `d.pcap: FAIL: d.pcap: is a directory`})
+		args: []string{"packet", "check", "d.pcap"}, exit: 1, stderr: `1 of 1 files could not be read`, stdout: `d.pcap: FAIL: is a directory`})
 	add(hostileCase{name: "capture: empty file", owner: "cli", setup: withFile("e.pcap", nil),
-		args: []string{"packet", "check", "e.pcap"}, exit: 1, stdout: `e.pcap: FAIL: e.pcap: file header, byte 0: file is 0 bytes`})
+		args: []string{"packet", "check", "e.pcap"}, exit: 1, stdout: `e.pcap: FAIL: file header, byte 0: file is 0 bytes`})
 	add(hostileCase{name: "capture: not a capture", owner: "cli", setup: withFile("t.pcap", []byte("hello, world\n")),
 		args: []string{"packet", "check", "t.pcap"}, exit: 1, stdout: `magic 68 65 6c 6c is neither pcap`})
 	add(hostileCase{name: "capture: pcapng block length not a multiple of 4", owner: "cli",
