@@ -120,6 +120,15 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 		}
 		return tw.Flush()
 	}
+	out := o.Out
+	if out == "" && o.Preset != "" {
+		out = "sim-" + o.Preset
+	}
+	if out != "" {
+		if err := cli.CheckOutputDir("--out", out); err != nil {
+			return err
+		}
+	}
 	run, err := o.Experiment.Prepare()
 	if err != nil {
 		var pe *fabric.ParamError
@@ -129,13 +138,6 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 			}
 			return fmt.Errorf("--%w", err)
 		}
-		return err
-	}
-	out := o.Out
-	if out == "" {
-		out = "sim-" + o.Preset
-	}
-	if err := cli.CheckOutputDir("--out", out); err != nil {
 		return err
 	}
 	var progress func(done, total int64)
