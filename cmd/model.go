@@ -217,11 +217,11 @@ an ideal generator and no saturation.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runModelMoments(cmd.OutOrStdout(), o) },
 	}
 	f := c.Flags()
-	f.IntVar(&o.Hops, "hops", o.Hops, "path length l")
-	f.Int64Var(&o.Packets, "packets", o.Packets, "Q: packets that might have crossed the link")
-	f.Int64Var(&o.Through, "through", o.Through, "N: packets that crossed the link")
-	f.Int64Var(&o.Congested, "congested", o.Congested, "M: packets congested at the link")
-	f.IntVar(&o.G, "g", o.G, "congested hops of each congested packet, the link included")
+	cli.IntVar(f, &o.Hops, "hops", 1, maxPathHops, "path length l")
+	cli.Int64Var(f, &o.Packets, "packets", 1, math.MaxInt64, "Q: packets that might have crossed the link")
+	cli.Int64Var(f, &o.Through, "through", 1, math.MaxInt64, "N: packets that crossed the link")
+	cli.Int64Var(f, &o.Congested, "congested", 0, math.MaxInt64, "M: packets congested at the link")
+	cli.IntVar(f, &o.G, "g", 1, maxPathHops, "congested hops of each congested packet, the link included")
 	return c
 }
 
