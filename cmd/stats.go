@@ -12,6 +12,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"ibreservoir/battery"
@@ -86,18 +87,12 @@ the same report, byte for byte, as one unsharded run.`,
 	return c
 }
 
-type flagSet interface {
-	StringVar(p *string, name, value, usage string)
-	BoolVar(p *bool, name string, value bool, usage string)
-	IntVar(p *int, name string, value int, usage string)
-}
-
-func bindStatsOutput(fs flagSet, o *statsOptions) {
+func bindStatsOutput(fs *pflag.FlagSet, o *statsOptions) {
 	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
 	fs.StringVar(&o.report, "report", "", "also write a Markdown report with plots into this directory")
 	fs.BoolVar(&o.all, "all", false, "list every test in the text report, not only the failing and invalid ones")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 if any combination is not sound")
-	fs.IntVar(&o.jobs, "jobs", 0, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
+	cli.IntVar(fs, &o.jobs, "jobs", 0, 1<<16, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
 }
 
 func newStatsMergeCmd() *cobra.Command {

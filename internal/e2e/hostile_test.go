@@ -121,7 +121,7 @@ func hostileCases() []hostileCase {
 		{"cli", []string{"hash", "sweep", "--ones", "2^33"}, "--ones", ""},
 		{"cli", []string{"packet", "check", "--count-bits", "99", hca}, "--count-bits", ""},
 		{"decode", []string{"stats", "--alpha", "NaN"}, "--alpha", ""},
-		{"decode", []string{"stats", "--jobs", "-1"}, "--jobs", "stats --jobs range check (it hangs)"},
+		{"decode", []string{"stats", "--jobs", "-1"}, "--jobs", ""},
 		{"decode", []string{"model", "moments", "--packets", "9000000000000000000", "--through", "9000000000000000000", "--congested", "5000000000000000000"},
 			"--congested", "model moments: G = g*M overflows (prints G = -2 congested hops)"},
 		{"vec", []string{"vectors", "--random", "-1"}, "--random", ""},
