@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -111,5 +112,44 @@ func TestMistypedSubcommand(t *testing.T) {
 	}
 	if out, _, err := execute(t, "model"); err != nil || !strings.Contains(out, "Available Commands") {
 		t.Errorf("model alone: %v\n%s", err, out)
+	}
+}
+
+// TestNumericFlagsRangeChecked: every numeric flag of every command is bound
+// through internal/cli, which refuses NaN, infinities and out-of-range
+// values when the flag is parsed. A seed takes any 64-bit value; stats'
+// --count-bits list is checked by battery.New before any work.
+func TestNumericFlagsRangeChecked(t *testing.T) {
+	allowed := map[string]bool{"stats --count-bits": true}
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			typ := fmt.Sprintf("%T", f.Value)
+			if !strings.HasPrefix(typ, "*pflag.") || f.Name == "help" {
+				return
+			}
+			switch f.Value.Type() {
+			case "uint64":
+				if f.Name == flagSeed {
+					return
+				}
+			case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "float32", "float64", "intSlice", "int64Slice", "float64Slice", "uintSlice":
+			default:
+				return
+			}
+			n++
+			name := strings.TrimPrefix(c.CommandPath(), "ibreservoir ") + " --" + f.Name
+			if !allowed[name] {
+				t.Errorf("%s is a plain %s flag: bind it with internal/cli (IntVar, Int64Var, FloatVar) so that its range is checked", name, f.Value.Type())
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(rootCmd)
+	if n != len(allowed) {
+		t.Errorf("%d plain numeric flags found, %d allowed", n, len(allowed))
 	}
 }
