@@ -72,10 +72,10 @@ var docTable = map[string]docEntry{
 		Why: "a path outside the clone; the test's own temporary directory instead of the machine's /tmp"},
 
 	// docs/battery.md: the statistical battery.
-	"ibreservoir stats": {Run: "ibreservoir stats --quick --hashes mult0,crc32 --links thesis",
-		Why: "the default battery takes minutes; two hashes with little data (the whole --quick battery runs below, as written)"},
-	"go run . stats": {Run: "go run . stats --quick --hashes parity,siphash --ids psn-slid",
-		Why: "the default battery takes minutes; two hashes with little data (the whole --quick battery runs below, as written)"},
+	"ibreservoir stats": {Run: "ibreservoir stats --quick --hashes crc32 --ids psn-destqp --links wide --generators lfsr-lut/b8",
+		Why: "the default battery takes minutes; one combination with little data (the whole --quick battery runs below, as written)"},
+	"go run . stats": {Run: "go run . stats --quick --hashes parity --ids psn-slid --links thesis --generators ideal,sender",
+		Why: "the default battery takes minutes; two combinations with little data (the whole --quick battery runs below, as written)"},
 	"ibreservoir stats --hashes mult0,siphash --ids psn-slid --links thesis --generators ideal,lfsr-lut/b16 --count-bits 3": {
 		Run: "ibreservoir stats --quick --hashes mult0,siphash --ids psn-slid --links thesis --generators ideal,lfsr-lut/b16 --count-bits 3",
 		Why: "the same choices with little data"},
@@ -235,8 +235,8 @@ go() { if [ "$1" = run ] && [ "$2" = . ]; then shift 2; ibreservoir "$@"; else c
 // cannot drift from the code even where the command runs reduced.
 //
 // Cost: the clone and one build (a few seconds with a warm build cache), then
-// the commands: about 20 s under -short (the slow ones skipped), about 2-3
-// minutes in full, most of it one Verilator build, the quick battery and the
+// the commands: about 20-30 s under -short (the slow ones skipped), about 1.5
+// minutes in full, most of it the Verilator builds, the quick battery and the
 // simulations.
 func TestDocumentedCommands(t *testing.T) {
 	clone := freshClone(t)
