@@ -37,7 +37,7 @@ type simOptions struct {
 }
 
 func newSimCmd() *cobra.Command {
-	o := &simOptions{Experiment: fabric.Experiment{Seed: 1, Congestion: "queue-over-credits", Schemes: []string{"fullid64", "one5", "two8"}, P: refmodel.DefaultP},
+	o := &simOptions{Experiment: fabric.Experiment{Seed: 1, Congestion: congestion.QueueOverCredits{}.Name(), Schemes: fabric.DefaultSchemeNames(), P: refmodel.DefaultP},
 		Crop: 24, Plots: true, Progress: true}
 	c := &cobra.Command{
 		Use:   "sim --preset NAME",
