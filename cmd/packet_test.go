@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -280,5 +281,32 @@ func TestPacketCheckJSONStream(t *testing.T) {
 	}
 	if doc.Summary.Packets != 43 || len(doc.Packets) != 43 {
 		t.Errorf("summary %+v, %d packets", doc.Summary, len(doc.Packets))
+	}
+}
+
+// BenchmarkPacketCheck checks a 4 MB capture (the HCA capture's records
+// repeated), text and streamed JSON, written to io.Discard.
+func BenchmarkPacketCheck(b *testing.B) {
+	raw, err := os.ReadFile(hcaCapture)
+	if err != nil {
+		b.Fatal(err)
+	}
+	big := bytes.Clone(raw)
+	for len(big) < 4<<20 {
+		big = append(big, raw[24:]...)
+	}
+	path := filepath.Join(b.TempDir(), "big.pcap")
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range []cli.Format{cli.Text, cli.JSON} {
+		b.Run(string(f), func(b *testing.B) {
+			b.SetBytes(int64(len(big)))
+			for b.Loop() {
+				if err := runPacketCheck(context.Background(), io.Discard, packetCheckOptions{Files: []string{path}, Format: f}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
