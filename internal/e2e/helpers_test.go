@@ -90,6 +90,15 @@ var (
 	builtErr  error
 )
 
+// TestMain removes the binary repoBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // buildBinary builds the ibreservoir command of the module at dir into a
 // directory of its own and returns that directory (for PATH).
 func buildBinary(t *testing.T, dir string) string {
