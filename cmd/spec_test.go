@@ -55,21 +55,22 @@ func TestSpecErrors(t *testing.T) {
 		{[]string{"--scheme", "tworeservoir", "--placement", "reserved-global"}, []string{"global (LNH=3) packets only", "add --global"}},
 		{[]string{"--scheme", "tworeservoir", "--placement", "resv6"}, []string{"needs 8 bits; BTH Resv6 has 6", "--placement=footer"}},
 		{[]string{"--scheme", "fullid", "--placement", "reserved-global", "--global"}, []string{"do not fit BTH Resv6"}},
-		{[]string{"--count-bits", "0"}, []string{"count width 0 bits"}},
+		{[]string{"--count-bits", "0"}, []string{`invalid argument "0" for "--count-bits"`, "want 1..16"}},
+		{[]string{"--count-bits", "NaN"}, []string{`invalid argument "NaN" for "--count-bits"`}},
+		{[]string{"--sender-draws", "-1"}, []string{`invalid argument "-1" for "--sender-draws"`}},
+		{[]string{"--sender-draws", "99999999999999999999"}, []string{"out of range"}},
 		{[]string{"--scheme", "bogus"}, []string{`unknown scheme "bogus"`, "onereservoir"}},
 		{[]string{"--placement", "lrh"}, []string{`unknown placement "lrh"`}},
-		{[]string{"--format", "html"}, []string{`unknown --format "html"`, "text or markdown"}},
+		{[]string{"--format", "html"}, []string{`invalid argument "html" for "--format"`, "text, markdown or json"}},
+		{[]string{"--bits", "3"}, []string{"unknown flag: --bits", "--count-bits"}},
+		{[]string{"--switch-bits", "10"}, []string{"--switch-bits has no effect without --scheme fullid"}},
+		{[]string{"--sender-draws", "3", "--count-bits", "4"}, []string{"--count-bits has no effect with --sender-draws"}},
 		{[]string{"extra"}, []string{"unknown command"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			var out bytes.Buffer
-			rootCmd.SetOut(&out)
-			rootCmd.SetErr(&out)
-			rootCmd.SetArgs(append([]string{"spec"}, c.args...))
-			err := rootCmd.Execute()
-			resetFlags(t, "spec")
+			out, _, err := execute(t, append([]string{"spec"}, c.args...)...)
 			if err == nil {
-				t.Fatalf("no error; output:\n%s", out.String())
+				t.Fatalf("no error; output:\n%s", out)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
@@ -77,22 +78,6 @@ func TestSpecErrors(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// resetFlags puts the flags of the named subcommand back to their defaults,
-// since cobra keeps values between Execute calls in one process.
-func resetFlags(t *testing.T, path ...string) {
-	t.Helper()
-	c, _, err := rootCmd.Find(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{flagScheme, flagCountBits, flagSenderL, flagSwitchBits, flagPortBits, flagPlacement, flagGlobal, "format", "json", "telemetry"} {
-		if f := c.Flags().Lookup(name); f != nil {
-			f.Value.Set(f.DefValue)
-			f.Changed = false
-		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"ibreservoir/header"
+	"ibreservoir/internal/cli"
+	"ibreservoir/rng"
 )
 
 // Flag names of the telemetry layout, shared by every command that places the
@@ -38,16 +40,31 @@ func defaultTelemetrySpec() header.TelemetrySpec {
 func bindTelemetryFlags(fs *pflag.FlagSet, s *header.TelemetrySpec) {
 	fs.Var(&s.Scheme, flagScheme,
 		"reservoir scheme: onereservoir (thesis Alg. 8-9), tworeservoir (Alg. 5-7) or fullid (Alg. 2-4)")
-	fs.IntVar(&s.CountBits, flagCountBits, s.CountBits,
+	cli.IntVar(fs, &s.CountBits, flagCountBits, 1, 16,
 		"width b of each saturating hop count, 1..16 (thesis section 5.6: b >= 3 for fat trees)")
-	fs.IntVar(&s.SenderL, flagSenderL, s.SenderL,
+	cli.IntVar(fs, &s.SenderL, flagSenderL, 0, rng.MaxSenderL,
 		"L > 0: the sender NIC draws L random bits plus a sentinel in place of each count (thesis section 5.9); 0 for switch generators")
-	fs.IntVar(&s.SwitchBits, flagSwitchBits, s.SwitchBits,
+	cli.IntVar(fs, &s.SwitchBits, flagSwitchBits, 1, 16,
 		"fullid scheme: switch ID width, 1..16 (thesis section 5.1: 16, or 10 for the 40-bit layout)")
-	fs.IntVar(&s.PortBits, flagPortBits, s.PortBits,
+	cli.IntVar(fs, &s.PortBits, flagPortBits, 1, 8,
 		"fullid scheme: output port width, 1..8 (thesis section 5.1: 8, or 6 for the 40-bit layout)")
 	fs.Var(&s.Placement, flagPlacement,
 		"where the fields go: auto (resv6 if they fit 6 bits, else footer), resv6 (BTH Resv6), reserved-global (BTH Resv6 and LRH Rsv5, global packets only) or footer")
+}
+
+// checkTelemetryFlags refuses the layout flags that s makes meaningless: the
+// full-ID field widths under another scheme, and the count width when the
+// sender's draws replace the count.
+func checkTelemetryFlags(fs *pflag.FlagSet, s header.TelemetrySpec) error {
+	if s.Scheme != header.FullID {
+		if err := cli.NoEffect(fs, "without --"+flagScheme+" fullid", "", flagSwitchBits, flagPortBits); err != nil {
+			return err
+		}
+	}
+	if s.SenderL > 0 {
+		return cli.NoEffect(fs, "with --"+flagSenderL+" (the sender's draws replace the count)", "", flagCountBits)
+	}
+	return nil
 }
 
 // bindLNHFlag binds *global to --global: whether packets carry a GRH (LNH=3)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"ibreservoir/header"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
 )
 
@@ -57,10 +59,10 @@ func init() {
 	fs := vectorsCmd.Flags()
 	fs.StringVar(&vectorsOpts.Out, "out", vectorsOpts.Out, "output directory")
 	fs.Uint64Var(&vectorsOpts.Seed, "seed", vectorsOpts.Seed, "run seed every random choice derives from")
-	fs.IntVar(&vectorsOpts.Random, "random", vectorsOpts.Random, "random switch-stage vectors per set, after the directed ones")
-	fs.IntVar(&vectorsOpts.Paths, "paths", vectorsOpts.Paths, "random whole paths per set, after the directed ones")
+	cli.IntVar(fs, &vectorsOpts.Random, "random", 0, math.MaxInt, "random switch-stage vectors per set, after the directed ones")
+	cli.IntVar(fs, &vectorsOpts.Paths, "paths", 0, math.MaxInt, "random whole paths per set, after the directed ones")
 	fs.StringVar(&vectorsOpts.Only, "only", "", "write only the sets whose kind/name contains this text (e.g. stage/mult0_ideal)")
-	fs.IntVar(&vectorsOpts.Bulk, "bulk", 0, "write N random switch-stage vectors of the configuration the RTL flags choose, in the binary form only")
+	cli.IntVar(fs, &vectorsOpts.Bulk, "bulk", 0, math.MaxInt, "write N random switch-stage vectors of the configuration the RTL flags choose, in the binary form only")
 	bindRTLFlags(fs, &vectorsOpts.Flags)
 	rootCmd.AddCommand(vectorsCmd)
 }

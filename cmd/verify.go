@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 
 	"ibreservoir/cosim"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
@@ -74,13 +76,13 @@ func init() {
 		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
 	fs.StringVar(&verifyOpts.Work, "work", verifyOpts.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
 	fs.Uint64Var(&verifyOpts.Seed, "seed", verifyOpts.Seed, "vector seed")
-	fs.IntVar(&verifyOpts.Random, "random", verifyOpts.Random, "random switch-stage vectors per configuration (after the directed ones)")
-	fs.IntVar(&verifyOpts.IcarusRandom, "icarus-random", verifyOpts.IcarusRandom, "random vectors per Icarus run")
-	fs.IntVar(&verifyOpts.Lanes, "lanes", verifyOpts.Lanes, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
-	fs.IntVar(&verifyOpts.Parts, "parts", verifyOpts.Parts, "Verilator processes per run, each on a range of the vectors")
-	fs.IntVar(&verifyOpts.Stall, "stall", verifyOpts.Stall, "hold the egress ready low one cycle in N (0: never), exercising backpressure")
-	fs.IntVar(&verifyOpts.Gap, "gap", verifyOpts.Gap, "an idle ingress cycle after every N packets (0: never)")
-	fs.IntVar(&verifyOpts.MaxFail, "max-fail", verifyOpts.MaxFail, "mismatches reported in full per run")
+	cli.IntVar(fs, &verifyOpts.Random, "random", 0, math.MaxInt, "random switch-stage vectors per configuration (after the directed ones)")
+	cli.IntVar(fs, &verifyOpts.IcarusRandom, "icarus-random", 0, math.MaxInt, "random vectors per Icarus run")
+	cli.IntVar(fs, &verifyOpts.Lanes, "lanes", 1, 8, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
+	cli.IntVar(fs, &verifyOpts.Parts, "parts", 1, math.MaxInt, "Verilator processes per run, each on a range of the vectors")
+	cli.IntVar(fs, &verifyOpts.Stall, "stall", 0, math.MaxInt, "hold the egress ready low one cycle in N (0: never), exercising backpressure")
+	cli.IntVar(fs, &verifyOpts.Gap, "gap", 0, math.MaxInt, "an idle ingress cycle after every N packets (0: never)")
+	cli.IntVar(fs, &verifyOpts.MaxFail, "max-fail", 0, math.MaxInt, "mismatches reported in full per run")
 	fs.BoolVar(&verifyOpts.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
 	fs.StringVar(&verifyOpts.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
 	fs.StringVar(&verifyOpts.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")

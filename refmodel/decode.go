@@ -3,6 +3,7 @@ package refmodel
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -299,12 +300,32 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 // E[W_d] = S/k at or above the threshold L*sqrt(S)*Phi^-1(p), that is
 // S >= (k*L*Phi^-1(p))^2. The tapered fat tree's 5-hop example has k = 8*24,
 // L = 5: S >= 5*10^6.
-func RequiredPackets(k, L int, p float64) int64 {
+//
+// It needs k >= 1, L >= 1 and 0 < p < 1, and refuses an S above 2^53, where a
+// float64 no longer tells one packet count from the next and Threshold cannot
+// decide it; (k*L*Phi^-1(p))^2 is first bounded in exact arithmetic, so no
+// input overflows or loops.
+func RequiredPackets(k, L int, p float64) (int64, error) {
+	if k < 1 || L < 1 || !(p > 0 && p < 1) {
+		return 0, fmt.Errorf("required packets: want k >= 1 links, L >= 1 hops and 0 < p < 1, got k=%d, L=%d, p=%g", k, L, p)
+	}
 	z := NormalQuantile(p)
 	if z <= 0 {
-		return 1
+		return 1, nil
 	}
-	s := int64(math.Ceil(math.Pow(float64(k)*float64(L)*z, 2)))
+	// (k*L*z)^2 exactly: k*L has at most 126 bits and z 53, so 512 bits hold
+	// the product and its square without rounding.
+	kl := new(big.Float).SetPrec(512).SetInt(new(big.Int).Mul(big.NewInt(int64(k)), big.NewInt(int64(L))))
+	root := new(big.Float).SetPrec(512).Mul(kl, big.NewFloat(z))
+	sq := new(big.Float).SetPrec(512).Mul(root, root)
+	if sq.Cmp(new(big.Float).SetInt64(1<<53)) > 0 {
+		f, _ := sq.Float64()
+		return 0, fmt.Errorf("required packets: about %.3g for k=%d links, L=%d hops and p=%g, more than 2^53, beyond which float64 packet counts are not exact", f, k, L, p)
+	}
+	// Start at the exact bound and settle on the least S that Threshold (the
+	// decoder's float64 arithmetic) passes: a step or two either way.
+	si, _ := sq.Int(nil)
+	s := max(si.Int64(), 1)
 	ok := func(s int64) bool { return float64(s)/float64(k) >= Threshold(L, s, p) }
 	for s > 1 && ok(s-1) {
 		s--
@@ -312,7 +333,7 @@ func RequiredPackets(k, L int, p float64) int64 {
 	for !ok(s) {
 		s++
 	}
-	return s
+	return s, nil
 }
 
 func hasForm(f hash.Func) bool { _, ok := f.FormD(0); return ok }
