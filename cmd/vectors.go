@@ -69,15 +69,19 @@ of every format.`,
 }
 
 func init() {
-	fs := vectorsCmd.Flags()
-	fs.StringVar(&vectorsOpts.Out, "out", vectorsOpts.Out, "output directory")
-	fs.Uint64Var(&vectorsOpts.Seed, "seed", vectorsOpts.Seed, "run seed every random choice derives from")
-	fs.IntVar(&vectorsOpts.Random, "random", vectorsOpts.Random, "random switch-stage vectors per set, after the directed ones")
-	fs.IntVar(&vectorsOpts.Paths, "paths", vectorsOpts.Paths, "random whole paths per set, after the directed ones")
-	fs.StringVar(&vectorsOpts.Only, "only", "", "write only the default sets whose kind/name contains this text (e.g. stage/mult0_ideal)")
-	fs.IntVar(&vectorsOpts.Bulk, "bulk", 0, "write N random switch-stage vectors of one configuration (the RTL flags') in the binary form only")
-	bindRTLFlags(fs, &vectorsOpts.Flags)
+	bindVectorsFlags(vectorsCmd.Flags(), &vectorsOpts)
 	rootCmd.AddCommand(vectorsCmd)
+}
+
+// bindVectorsFlags binds the vectors command's flags to o.
+func bindVectorsFlags(fs *pflag.FlagSet, o *vectorsOptions) {
+	fs.StringVar(&o.Out, "out", o.Out, "output directory")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "run seed every random choice derives from")
+	fs.IntVar(&o.Random, "random", o.Random, "random switch-stage vectors per set, after the directed ones")
+	fs.IntVar(&o.Paths, "paths", o.Paths, "random whole paths per set, after the directed ones")
+	fs.StringVar(&o.Only, "only", "", "write only the default sets whose kind/name contains this text (e.g. stage/mult0_ideal)")
+	fs.IntVar(&o.Bulk, "bulk", 0, "write N random switch-stage vectors of one configuration (the RTL flags') in the binary form only")
+	bindRTLFlags(fs, &o.Flags)
 }
 
 // givenFlags is the set of flags given on the command line.
@@ -102,11 +106,11 @@ func vectorSets(o vectorsOptions) ([]vectors.SetSpec, error) {
 		return ""
 	}
 	for _, f := range []struct {
-		name string
-		v    int
-	}{{"random", o.Random}, {"paths", o.Paths}, {"bulk", o.Bulk}} {
-		if f.v < 0 || f.name == "bulk" && o.given["bulk"] && f.v == 0 {
-			return nil, fmt.Errorf("--%s %d: give a count of 1 or more", f.name, f.v)
+		name   string
+		v, min int
+	}{{"random", o.Random, 0}, {"paths", o.Paths, 0}, {"bulk", o.Bulk, 1}} {
+		if f.v < f.min && (f.name != "bulk" || o.given["bulk"]) {
+			return nil, fmt.Errorf("--%s %d: give a count of %d or more", f.name, f.v, f.min)
 		}
 	}
 	if o.given["depth"] {

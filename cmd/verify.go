@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ibreservoir/cosim"
 	"ibreservoir/internal/atomicfile"
@@ -83,26 +84,30 @@ Verilator, Icarus Verilog and Yosys come from scripts/setup.sh.`,
 }
 
 func init() {
-	fs := verifyCmd.Flags()
-	fs.StringVar(&verifyOpts.Configs, "configs", verifyOpts.Configs,
-		"configurations to co-simulate: all (every hash x generator x count width), flags (the one the RTL flags choose), or comma-separated names like mult0_ideal_c3")
-	fs.StringVar(&verifyOpts.Icarus, "icarus", verifyOpts.Icarus,
-		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
-	fs.StringVar(&verifyOpts.Work, "work", verifyOpts.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
-	fs.Uint64Var(&verifyOpts.Seed, "seed", verifyOpts.Seed, "vector seed")
-	fs.IntVar(&verifyOpts.Random, "random", verifyOpts.Random, "random switch-stage vectors per configuration (after the directed ones)")
-	fs.IntVar(&verifyOpts.IcarusRandom, "icarus-random", verifyOpts.IcarusRandom, "random vectors per Icarus run")
-	fs.IntVar(&verifyOpts.Lanes, "lanes", verifyOpts.Lanes, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
-	fs.IntVar(&verifyOpts.Parts, "parts", verifyOpts.Parts, "Verilator processes per run, each on a range of the vectors")
-	fs.IntVar(&verifyOpts.Stall, "stall", verifyOpts.Stall, "hold the egress ready low one cycle in N (0: never), exercising backpressure")
-	fs.IntVar(&verifyOpts.Gap, "gap", verifyOpts.Gap, "an idle ingress cycle after every N packets (0: never)")
-	fs.IntVar(&verifyOpts.MaxFail, "max-fail", verifyOpts.MaxFail, "mismatches reported in full per run, 1 or more")
-	fs.BoolVar(&verifyOpts.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
-	fs.StringVar(&verifyOpts.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
-	fs.StringVar(&verifyOpts.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.StringVar(&verifyOpts.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
-	bindRTLFlags(fs, &verifyOpts.Flags)
+	bindVerifyFlags(verifyCmd.Flags(), &verifyOpts)
 	rootCmd.AddCommand(verifyCmd)
+}
+
+// bindVerifyFlags binds the verify command's flags to o.
+func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
+	fs.StringVar(&o.Configs, "configs", o.Configs,
+		"configurations to co-simulate: all (every hash x generator x count width), flags (the one the RTL flags choose), or comma-separated names like mult0_ideal_c3")
+	fs.StringVar(&o.Icarus, "icarus", o.Icarus,
+		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
+	fs.StringVar(&o.Work, "work", o.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "vector seed")
+	fs.IntVar(&o.Random, "random", o.Random, "random switch-stage vectors per configuration (after the directed ones)")
+	fs.IntVar(&o.IcarusRandom, "icarus-random", o.IcarusRandom, "random vectors per Icarus run")
+	fs.IntVar(&o.Lanes, "lanes", o.Lanes, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
+	fs.IntVar(&o.Parts, "parts", o.Parts, "Verilator processes per run, each on a range of the vectors")
+	fs.IntVar(&o.Stall, "stall", o.Stall, "hold the egress ready low one cycle in N, exercising backpressure: 0 (never) or 2 or more")
+	fs.IntVar(&o.Gap, "gap", o.Gap, "an idle ingress cycle after every N packets (0: never)")
+	fs.IntVar(&o.MaxFail, "max-fail", o.MaxFail, "mismatches reported in full per run, 1 or more")
+	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
+	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
+	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
+	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
+	bindRTLFlags(fs, &o.Flags)
 }
 
 // pickConfigs resolves a --configs or --icarus list.
