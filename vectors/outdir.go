@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -325,28 +326,25 @@ func buildIndex(dir, version string) (*Index, error) {
 
 // ReadManifest reads the manifest of the set in dir.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return nil, err
-	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
-	}
-	return &m, nil
+	return &m, readJSON(filepath.Join(dir, ManifestName), &m)
 }
 
 // ReadIndex reads the index.json of vector directory root.
 func ReadIndex(root string) (*Index, error) {
-	b, err := os.ReadFile(filepath.Join(root, IndexName))
-	if err != nil {
-		return nil, err
-	}
 	var idx Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(root, IndexName), err)
+	return &idx, readJSON(filepath.Join(root, IndexName), &idx)
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
 	}
-	return &idx, nil
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // CheckSet checks that the set in dir is whole: every file its manifest
@@ -388,25 +386,13 @@ func CheckSet(dir string) (*Manifest, error) {
 	}
 	for _, e := range idx.Sets {
 		if e.Kind == m.Kind && e.Name == m.Name {
-			if e.Seed != m.Seed || e.ConfigDigest != m.ConfigDigest || !sameFiles(e.Files, m.Files) {
+			if e.Seed != m.Seed || e.ConfigDigest != m.ConfigDigest || !slices.Equal(e.Files, m.Files) {
 				return m, fmt.Errorf("%s disagrees with %s about set %s/%s: the directory was not written as one unit", filepath.Join(dir, ManifestName), filepath.Join(root, IndexName), m.Kind, m.Name)
 			}
 			return m, nil
 		}
 	}
 	return m, fmt.Errorf("%s does not list set %s/%s", filepath.Join(root, IndexName), m.Kind, m.Name)
-}
-
-func sameFiles(a, b []FileHash) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func fileSHA256(path string) (string, error) {
