@@ -7,16 +7,19 @@
 //     output packet, generator state out and what the stage decided. Directed
 //     cases cover every hop count including saturation, every overwrite/keep
 //     decision, congested and not, PSN 0 and its wrap, the largest switch IDs
-//     and ports, and the ideal generator's rejection path; seeded random cases
-//     follow.
+//     and ports, the ideal generator's rejection path, and every comparator
+//     edge of the generator (edges.go); seeded random cases follow, in chains
+//     of their own for each configuration.
 //   - whole-path vectors: a packet from the sender NIC through l switches to
 //     the receiver's decoded sample, for every scheme (full-ID, two-reservoir,
 //     one-reservoir).
 //
 // Every vector comes from refmodel's Stage, Send, Receive; nothing here
-// re-implements the scheme. The formats ($readmemh hex, JSON Lines, a compact
-// binary form for co-simulation, ERF pcap) are documented in format.go and
-// docs/rtl.md.
+// re-implements the scheme. The packets are valid IBA transport packets
+// (packet.go). The formats ($readmemh hex, JSON Lines, a compact binary form
+// for co-simulation, ERF pcap) are documented in format.go and docs/rtl.md;
+// sets are streamed to disk in bounded memory and a vector directory is
+// rewritten as a unit (write.go, outdir.go).
 package vectors
 
 import (
