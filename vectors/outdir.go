@@ -107,9 +107,12 @@ func (o *OutDir) open(parent, base string) error {
 // files but no index.json (it is not a vector directory: the swap would
 // remove them).
 func checkVectorDir(root string) error {
-	st, err := os.Stat(root)
+	st, err := os.Lstat(root)
 	if err != nil {
 		return err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("is a symbolic link: give the directory it points to (the run replaces the directory itself)")
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("not a directory")
