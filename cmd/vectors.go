@@ -82,6 +82,7 @@ func bindVectorsFlags(fs *pflag.FlagSet, o *vectorsOptions) {
 	fs.StringVar(&o.Only, "only", "", "write only the default sets whose kind/name contains this text (e.g. stage/mult0_ideal)")
 	fs.IntVar(&o.Bulk, "bulk", 0, "write N random switch-stage vectors of one configuration (the RTL flags') in the binary form only")
 	bindRTLFlags(fs, &o.Flags)
+	fs.MarkHidden("depth") // the RTL's pipeline: the vectors do not depend on it (an error here)
 }
 
 // givenFlags is the set of flags given on the command line.
