@@ -145,8 +145,8 @@ func TestVectorsSignal(t *testing.T) {
 		sig  syscall.Signal
 		args []string
 	}{
-		{syscall.SIGINT, []string{"vectors", "--only", "stage/mult0_ideal_c3", "--random", "20000000", "--seed", "2", "--out", out}},
-		{syscall.SIGTERM, []string{"vectors", "--bulk", "200000000", "--out", out}},
+		{syscall.SIGINT, []string{"vectors", "--only", "stage/mult0_ideal_c3", "--random", "1000000", "--seed", "2", "--out", out}},
+		{syscall.SIGTERM, []string{"vectors", "--bulk", "10000000", "--out", out}},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestVectorsHelperProcess$")
 		cmd.Env = append(os.Environ(), "IBR_HELPER_ARGS="+strings.Join(tc.args, "\x1f"))
