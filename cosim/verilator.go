@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,11 +21,17 @@ import (
 
 	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cpu"
+	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
 //go:embed tb/tb.cpp
 var tbSource []byte
+
+// tbHeader is the checked-in cosim/tb/ibr_vectors.h (TBHeader generates it).
+//
+//go:embed tb/ibr_vectors.h
+var tbHeader []byte
 
 // A Model is a built Verilator co-simulation: ibr_cosim_top holding Configs
 // (index = sel) and the testbench binary.
@@ -73,7 +80,8 @@ func Sources(cfgs []verilog.Config, lanes int) ([]verilog.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, verilog.File{Name: TopModule + ".sv", Data: Top(cfgs, lanes)}, verilog.File{Name: "tb.cpp", Data: tbSource})
+	files = append(files, verilog.File{Name: TopModule + ".sv", Data: Top(cfgs, lanes)}, verilog.File{Name: "tb.cpp", Data: tbSource},
+		verilog.File{Name: "ibr_vectors.h", Data: tbHeader})
 	return files, nil
 }
 
@@ -96,6 +104,11 @@ func BuildVerilator(ctx context.Context, dir string, cfgs []verilog.Config, lane
 func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lanes int) (*Model, error) {
 	if _, err := exec.LookPath("verilator"); err != nil {
 		return nil, fmt.Errorf("cosim: verilator is not installed (run scripts/setup.sh): %w", err)
+	}
+	// Verilator's makefile runs in obj/: every path it is given must be absolute.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
 	}
 	h := sha256.New()
 	// -march=native: a build is for this CPU only.
@@ -123,7 +136,9 @@ func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []ve
 	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", "Vtb",
 		"-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))
 	for _, f := range files {
-		args = append(args, filepath.Join(src, f.Name))
+		if !strings.HasSuffix(f.Name, ".h") { // headers are included, not compiled
+			args = append(args, filepath.Join(src, f.Name))
+		}
 	}
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, "verilator", args...)
@@ -157,10 +172,31 @@ func tail(s string, lines int) string {
 
 // RunOptions tune a co-simulation run.
 type RunOptions struct {
-	MaxFail int // mismatches printed in full (default 10)
-	Stall   int // out_ready_i low one cycle in Stall (0: never)
+	MaxFail int // mismatches printed in full (0: the default, 10)
+	Stall   int // out_ready_i low one cycle in Stall (0: never; 1 would hold it low for good)
 	Gap     int // an idle input cycle after every Gap packets of a lane (0: never)
-	Parts   int // simulator processes run at once, each on a range of the vectors (default 1)
+	Parts   int // simulator processes run at once, each on a range of the vectors (0: the default, 1)
+}
+
+// MaxParts bounds RunOptions.Parts.
+const MaxParts = 256
+
+// Validate says what is wrong with the options, naming each.
+func (o RunOptions) Validate() error {
+	var errs []error
+	if o.MaxFail < 0 {
+		errs = append(errs, fmt.Errorf("max-fail %d: give 0 or more mismatches to print", o.MaxFail))
+	}
+	if o.Stall < 0 || o.Stall == 1 {
+		errs = append(errs, fmt.Errorf("stall %d: give 0 (never) or N >= 2 (ready low one cycle in N); 1 would hold ready low every cycle, so nothing could leave", o.Stall))
+	}
+	if o.Gap < 0 {
+		errs = append(errs, fmt.Errorf("gap %d: give 0 (never) or N >= 1", o.Gap))
+	}
+	if o.Parts < 0 || o.Parts > MaxParts {
+		errs = append(errs, fmt.Errorf("parts %d: give 1..%d simulator processes", o.Parts, MaxParts))
+	}
+	return errors.Join(errs...)
 }
 
 // A Mismatch is one difference the testbench found.
@@ -243,6 +279,14 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 	if sel < 0 || sel >= len(m.Configs) {
 		return nil, fmt.Errorf("cosim: configuration %d outside the build's 0..%d", sel, len(m.Configs)-1)
 	}
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("cosim: %w", err)
+	}
+	vectorFile, err := filepath.Abs(vectorFile)
+	if err != nil {
+		return nil, err
+	}
+	digest := vectors.ConfigDigest(m.Configs[sel].ModelConfig(0, 0))
 	if o.MaxFail == 0 {
 		o.MaxFail = 10
 	}
@@ -258,7 +302,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 	t0 := time.Now()
 	for k := range o.Parts {
 		go func() {
-			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+maxfail=%d", o.MaxFail),
+			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+digest=%016x", digest), fmt.Sprintf("+maxfail=%d", o.MaxFail),
 				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts)}
 			cmd := exec.CommandContext(ctx, m.Binary, args...)
 			var out bytes.Buffer
