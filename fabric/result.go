@@ -258,14 +258,15 @@ func (s *Sim) decode(groups [][]int, idx map[topo.Link]int) ([]*decoded, error) 
 					tally.Add(r)
 				}
 			}
+			var tw, tc []int64
 			if tally != nil {
-				tally.Flush()
+				tw, tc = tally.Counts()
 			}
 			for j, l := range cs.Links {
 				li := idx[l]
 				if tally != nil {
-					d.w[li] += tally.Counts[j]
-					d.c[li] += tally.Congested[j]
+					d.w[li] += tw[j]
+					d.c[li] += tc[j]
 				}
 				d.q[li] += int64(len(g))
 				d.qByLen[li][cs.PathLen] += int64(len(g))

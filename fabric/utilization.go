@@ -80,8 +80,8 @@ func (s *Sim) rootUtilization(i int, groups [][]int, l topo.Link) float64 {
 			}
 		}
 		if tally != nil {
-			tally.Flush()
-			w += tally.Counts[j]
+			tw, _ := tally.Count(j)
+			w += tw
 		}
 	}
 	if full {
