@@ -38,7 +38,9 @@ func defaultTelemetrySpec() header.TelemetrySpec {
 // bindTelemetryFlags binds the fields of s to flags of fs
 // (refmodel.BindTelemetryFlags). The values already in s are the defaults
 // (start from defaultTelemetrySpec, or set your own).
-func bindTelemetryFlags(fs *pflag.FlagSet, s *header.TelemetrySpec) { refmodel.BindTelemetryFlags(fs, s) }
+func bindTelemetryFlags(fs *pflag.FlagSet, s *header.TelemetrySpec) {
+	refmodel.BindTelemetryFlags(fs, s)
+}
 
 // bindLNHFlag binds *global to --global: whether packets carry a GRH (LNH=3)
 // rather than being local (LNH=2). The ICRC coverage of the LRH reserved bits

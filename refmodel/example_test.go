@@ -56,11 +56,11 @@ func ExampleTally() {
 	}
 	set := refmodel.NewCandidateSet(5)
 	candidates := [][]refmodel.Link{
-		{{Switch: 1, Port: 33}, {Switch: 1, Port: 34}},                                                  // leaf 1 up to switch 10 or 11
+		{{Switch: 1, Port: 33}, {Switch: 1, Port: 34}},                                                   // leaf 1 up to switch 10 or 11
 		{{Switch: 10, Port: 1}, {Switch: 10, Port: 2}, {Switch: 11, Port: 1}, {Switch: 11, Port: 2}},     // up to core 100 or 101
 		{{Switch: 100, Port: 1}, {Switch: 100, Port: 2}, {Switch: 101, Port: 1}, {Switch: 101, Port: 2}}, // down to 20 or 21
-		{{Switch: 20, Port: 1}, {Switch: 21, Port: 1}},                                                  // down to leaf 2
-		{{Switch: 2, Port: 5}},                                                                          // to the receiver
+		{{Switch: 20, Port: 1}, {Switch: 21, Port: 1}},                                                   // down to leaf 2
+		{{Switch: 2, Port: 5}}, // to the receiver
 	}
 	for hop, links := range candidates {
 		if err := set.Add(hop+1, links...); err != nil {
