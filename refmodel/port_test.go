@@ -242,3 +242,36 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldsAndDiff(t *testing.T) {
+	m := mustModel(t, DefaultConfig())
+	pkt, err := m.NewNIC(1).Packet(PacketSpec{DLID: 2, PSN: 5})
+	must(t, err)
+	want := bytes.Clone(pkt)
+	must(t, m.SetField(pkt, header.FieldHopCount, 6))
+	if v, err := m.Field(pkt, header.FieldHopCount); err != nil || v != 6 {
+		t.Fatalf("hop_count %d %v", v, err)
+	}
+	if _, err := m.Receive(pkt); err != nil {
+		t.Fatalf("SetField left a bad VCRC: %v", err)
+	}
+	if err := m.SetField(pkt, header.FieldHopCount, 8); err == nil {
+		t.Error("a 4-bit value in a 3-bit field accepted")
+	}
+	if _, err := m.Field(pkt, "hop_port"); err == nil {
+		t.Error("a field the layout lacks read")
+	}
+	pkt[3] ^= 1 // DLID, under the ICRC
+	d := m.Diff(pkt, want)
+	for _, s := range []string{"BTH.Resv6: got 0x6, want 0x0", "LRH.DLID: got 0x3, want 0x2", "telemetry hop_count (BTH Resv6): got 6, want 0", "VCRC: got", "byte 3: got 03, want 02"} {
+		if !strings.Contains(d, s) {
+			t.Errorf("diff lacks %q:\n%s", s, d)
+		}
+	}
+	if strings.Contains(d, "ICRC") || m.Diff(want, want) != "" {
+		t.Errorf("diff of equal parts:\n%s", d)
+	}
+	if d := m.Diff(pkt[:10], want); !strings.Contains(d, "length: got 10 bytes") || !strings.Contains(d, "got does not decode") {
+		t.Errorf("short packet:\n%s", d)
+	}
+}
