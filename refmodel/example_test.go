@@ -123,7 +123,7 @@ func ExampleParseConfig() {
 	}
 	// Output:
 	// scheme=onereservoir count-bits=4 placement=auto global=false hash=crc32 id=psn link=thesis generator=lfsr-lut/b16 seed=1 max-switch=2000 max-port=48
-	// 610c96102173856334ab8b5f74ee6fe2414433211399be9da227004998618e1e
+	// b4b6c8fdad2ac2ab7e6c6426fd7da1075090fcfc5004aa01bdaaf017ed251b61
 	// configuration "generator=sender sender-draws=3 count-bits=3": count-bits has no effect here: the sender draws replace the counts
 }
 

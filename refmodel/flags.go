@@ -160,16 +160,11 @@ func (c Config) Settings() string {
 	return b.String()
 }
 
-// Digest identifies the configuration: the SHA-256, in hex, of its manifest
-// form (MarshalJSON), which names every setting that fixes the model's output
-// bits. Two configurations have the same digest exactly when they make the
-// same bits from the same packets.
+// Digest identifies the configuration: the SHA-256, in hex, of its
+// canonical configuration string (Settings), which names every setting that
+// fixes the model's output bits and none that does not.
 func (c Config) Digest() string {
-	b, err := c.MarshalJSON()
-	if err != nil {
-		panic("refmodel: configuration has no JSON form: " + err.Error()) // jsonForm holds only strings and integers
-	}
-	s := sha256.Sum256(b)
+	s := sha256.Sum256([]byte(c.Settings()))
 	return hex.EncodeToString(s[:])
 }
 
