@@ -1,6 +1,7 @@
 package main
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/include
 #include <stdlib.h>
 #include "ibreservoir.h"
 */
@@ -155,6 +156,12 @@ func callSend(h uintptr, pkt []byte, lid uint16) status {
 // callStage runs ibr_stage; a nil state is NULL, and the state is copied
 // back. It returns the result as a refmodel.StageResult.
 func callStage(h uintptr, pkt []byte, sw uint16, port uint8, congested int, state []uint32) (refmodel.StageResult, status) {
+	r, _, st := callStageField(h, pkt, sw, port, congested, state)
+	return r, st
+}
+
+// callStageField is callStage that also returns the result's hop_field.
+func callStageField(h uintptr, pkt []byte, sw uint16, port uint8, congested int, state []uint32) (refmodel.StageResult, uint64, status) {
 	var st *C.uint32_t
 	if state != nil {
 		st = (*C.uint32_t)(C.malloc(C.size_t(4 * max(len(state), 1))))
@@ -171,7 +178,7 @@ func callStage(h uintptr, pkt []byte, sw uint16, port uint8, congested int, stat
 	return refmodel.StageResult{ID: uint32(r.id), D: uint32(r.d), HashBit: uint8(r.hash_bit), HopL: int(r.hop_l),
 		HopReplaced: r.hop_replaced != 0, HopSaturated: r.hop_saturated != 0, HopCount: int(r.hop_count),
 		Congested: r.congested != 0, CongDrew: r.cong_drew != 0, CongL: int(r.cong_l), CongReplaced: r.cong_replaced != 0,
-		CongSaturated: r.cong_saturated != 0, CongCount: int(r.cong_count), Draws: int(r.draws)}, code
+		CongSaturated: r.cong_saturated != 0, CongCount: int(r.cong_count), Draws: int(r.draws)}, uint64(r.hop_field), code
 }
 
 // callPortState reads (set false) or loads (set true) the handle's port state.

@@ -14,6 +14,7 @@
 package main
 
 /*
+#cgo CFLAGS: -I${SRCDIR}/include
 #include <stdlib.h>
 #include <string.h>
 #include "ibreservoir.h"
@@ -295,7 +296,11 @@ func ibrgo_stage(h C.ibr_model, p *C.uint8_t, n C.size_t, sw C.uint16_t, port C.
 			stateToWords(st, words)
 		}
 		if result != nil {
-			*result = C.ibr_stage_result{id: C.uint32_t(r.ID), d: C.uint32_t(r.D), hash_bit: C.int32_t(r.HashBit),
+			field, err := mo.m.Field(pkt, mo.m.HopFieldName())
+			if err != nil {
+				return as(errInternal, err) // the stage just wrote it
+			}
+			*result = C.ibr_stage_result{hop_field: C.int32_t(field), id: C.uint32_t(r.ID), d: C.uint32_t(r.D), hash_bit: C.int32_t(r.HashBit),
 				hop_l: C.int32_t(r.HopL), hop_replaced: b32(r.HopReplaced), hop_saturated: b32(r.HopSaturated),
 				hop_count: C.int32_t(r.HopCount), congested: b32(r.Congested), cong_drew: b32(r.CongDrew),
 				cong_l: C.int32_t(r.CongL), cong_replaced: b32(r.CongReplaced), cong_saturated: b32(r.CongSaturated),

@@ -160,11 +160,15 @@ func TestMatchesModel(t *testing.T) {
 				if k%2 == 0 {
 					// The caller holds the state, as an RTL testbench does.
 					words := goState(ports[l].State(), int(in.StateWords)+r.IntN(3))
-					got, st = callStage(h, pkt, l.Switch, l.Port, cong, words)
+					var field uint64
+					got, field, st = callStageField(h, pkt, l.Switch, l.Port, cong, words)
 					if st == statusOK {
 						wantRes, err := ports[l].Stage(want, refmodel.Congestion(cong == 1))
 						if err != nil || got != wantRes || !bytes.Equal(pkt, want) {
 							t.Fatalf("%s: packet %d hop %d: C %+v %x, model %+v %x (%v)", settings, k, hop, got, pkt, wantRes, want, err)
+						}
+						if wf, err := m.Field(want, m.HopFieldName()); err != nil || wf != field {
+							t.Fatalf("%s: hop_field %d, model %d (%v)", settings, field, wf, err)
 						}
 						if ws := goState(ports[l].State(), len(words)); !slices.Equal(words, ws) {
 							t.Fatalf("%s: state after the stage %x, model %x", settings, words, ws)

@@ -163,7 +163,7 @@ func TestCExample(t *testing.T) {
 	}
 	dir := buildLibrary(t)
 	bin := filepath.Join(t.TempDir(), "stage")
-	out, err := exec.Command("cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", ".", "-o", bin, "example/stage.c",
+	out, err := exec.Command("cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", "include", "-o", bin, "example/stage.c",
 		filepath.Join(dir, "libibreservoir.a"), "-lpthread").CombinedOutput()
 	if err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)

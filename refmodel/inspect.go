@@ -16,6 +16,16 @@ import (
 // Config.MaxPort), as Stage and NewPort do.
 func (m *Model) CheckLink(l Link) error { return m.checkLink(l.Switch, l.Port) }
 
+// HopFieldName is the name of the hop reservoir's count field:
+// header.FieldHopCount, or header.FieldHopRand with sender draws. After a
+// stage it holds what the RTL reports as stat_field_o.
+func (m *Model) HopFieldName() string {
+	if m.cfg.SenderMode() {
+		return header.FieldHopRand
+	}
+	return header.FieldHopCount
+}
+
 // Field reads telemetry field name of pkt, a packet of the model's kind.
 func (m *Model) Field(pkt []byte, name string) (uint64, error) {
 	n, err := m.frame(pkt)

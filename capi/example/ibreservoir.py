@@ -34,7 +34,7 @@ class PacketSpec(C.Structure):
 class StageResult(C.Structure):
     _fields_ = [("id", C.c_uint32), ("d", C.c_uint32)] + [(n, C.c_int32) for n in (
         "hash_bit", "hop_l", "hop_replaced", "hop_saturated", "hop_count", "congested", "cong_drew",
-        "cong_l", "cong_replaced", "cong_saturated", "cong_count", "draws")]
+        "cong_l", "cong_replaced", "cong_saturated", "cong_count", "draws", "hop_field")]
 
 
 class Sample(C.Structure):

@@ -5,7 +5,7 @@
  * links of a small fat tree finds the path and the congestion.
  *
  *   go build -buildmode=c-archive -o out/lib/libibreservoir.a ./capi
- *   cc -I capi -o out/lib/stage capi/example/stage.c out/lib/libibreservoir.a -lpthread
+ *   cc -I capi/include -o out/lib/stage capi/example/stage.c out/lib/libibreservoir.a -lpthread
  *   out/lib/stage "hash=crc32 count-bits=4"
  *
  * capi/example/example.py does the same through Python's ctypes; the test

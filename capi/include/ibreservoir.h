@@ -8,9 +8,10 @@
  *   go build -buildmode=c-shared  -o out/lib/libibreservoir.so ./capi
  *   go build -buildmode=c-archive -o out/lib/libibreservoir.a  ./capi
  *
- * Include this header (not the libibreservoir.h that go build writes beside
- * the library: that one declares the internal entry points this header's
- * functions call). Link with -lpthread (and -ldl on older C libraries).
+ * Include this header (-I capi/include), not the libibreservoir.h that go
+ * build writes beside the library: that one declares the internal entry
+ * points this header's functions call. Link with -lpthread (and -ldl on
+ * older C libraries).
  * docs/testbench.md walks through it; capi/example/ holds a C program and
  * a Python (ctypes) example.
  *
@@ -117,6 +118,8 @@ typedef struct {
   int32_t cong_saturated;
   int32_t cong_count;
   int32_t draws;          /* generator draws consumed */
+  int32_t hop_field;      /* the hop count field after the stage (hop_count, or hop_rand with sender draws):
+                             the RTL's stat_field_o */
 } ibr_stage_result;
 
 /* What the receiver reads from one packet (refmodel.Sample). */
