@@ -3,7 +3,41 @@ package main
 /*
 #cgo CFLAGS: -I${SRCDIR}/include
 #include <stdlib.h>
+#include <string.h>
 #include "ibreservoir.h"
+
+// stage_loop is a C caller's loop of count switch stages on copies of pkt
+// (len bytes), carrying the state (8 words) from stage to stage, as a
+// scoreboard calls the library; it returns the first failing status.
+static int stage_loop(ibr_model m, const uint8_t *pkt, size_t len, uint32_t *state, long count) {
+  uint8_t work[256];
+  for (long i = 0; i < count; i++) {
+    memcpy(work, pkt, len);
+    int st = ibr_stage(m, work, len, 7, 3, (int)(i & 1), state, 8, NULL);
+    if (st != IBR_OK) return st;
+  }
+  return IBR_OK;
+}
+
+// build_loop is a C caller's loop of count packet builds.
+static int build_loop(ibr_model m, long count) {
+  uint8_t buf[256], payload[40] = {0};
+  ibr_packet_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.slid = 1;
+  spec.dlid = 2;
+  spec.opcode = 4;
+  spec.pkey = 0xFFFF;
+  spec.payload = payload;
+  spec.payload_len = sizeof payload;
+  size_t n;
+  for (long i = 0; i < count; i++) {
+    spec.psn = (uint32_t)i & 0xFFFFFF;
+    int st = ibr_packet_build(m, &spec, buf, sizeof buf, &n);
+    if (st != IBR_OK) return st;
+  }
+  return IBR_OK;
+}
 */
 import "C"
 
@@ -45,6 +79,18 @@ func inPlace(pkt []byte, call func(*C.uint8_t, C.size_t) C.ibr_status) status {
 	}
 	return status(st)
 }
+
+// callStageLoop and callBuildLoop run the C loops above (for the benchmarks).
+func callStageLoop(h uintptr, pkt []byte, state []uint32, count int) status {
+	p := cBytes(pkt)
+	defer cFree(unsafe.Pointer(p))
+	st := (*C.uint32_t)(C.calloc(8, 4))
+	defer C.free(unsafe.Pointer(st))
+	copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), 8), state)
+	return status(C.stage_loop(C.ibr_model(h), p, C.size_t(len(pkt)), st, C.long(count)))
+}
+
+func callBuildLoop(h uintptr, count int) status { return status(C.build_loop(C.ibr_model(h), C.long(count))) }
 
 func callVersion() string { return C.GoString(C.ibr_version()) }
 
