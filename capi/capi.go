@@ -381,14 +381,20 @@ func ibrgo_receive(h C.ibr_model, p *C.uint8_t, n C.size_t, out *C.ibr_sample) C
 	}))
 }
 
+// packetAndField reads the packet and field-name arguments of the field calls.
+func packetAndField(p *C.uint8_t, n C.size_t, name *C.char) ([]byte, string, error) {
+	pkt, err := packetOf(p, n)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := goString(name, "field name")
+	return pkt, f, err
+}
+
 //export ibrgo_field_get
 func ibrgo_field_get(h C.ibr_model, p *C.uint8_t, n C.size_t, name *C.char, value *C.uint64_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		pkt, err := packetOf(p, n)
-		if err != nil {
-			return err
-		}
-		f, err := goString(name, "field name")
+		pkt, f, err := packetAndField(p, n, name)
 		if err != nil {
 			return err
 		}
@@ -407,11 +413,7 @@ func ibrgo_field_get(h C.ibr_model, p *C.uint8_t, n C.size_t, name *C.char, valu
 //export ibrgo_field_set
 func ibrgo_field_set(h C.ibr_model, p *C.uint8_t, n C.size_t, name *C.char, value C.uint64_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		pkt, err := packetOf(p, n)
-		if err != nil {
-			return err
-		}
-		f, err := goString(name, "field name")
+		pkt, f, err := packetAndField(p, n, name)
 		if err != nil {
 			return err
 		}

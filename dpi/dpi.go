@@ -13,9 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +29,7 @@ import (
 	"ibreservoir/capi/include"
 	"ibreservoir/cosim"
 	"ibreservoir/header"
-	"ibreservoir/internal/cpu"
+	"ibreservoir/internal/verilate"
 	"ibreservoir/verilog"
 )
 
@@ -137,9 +135,6 @@ func Build(ctx context.Context, dir string, cfgs []verilog.Config, lib string) (
 
 // BuildSources builds the given sources (Sources, possibly edited by a test).
 func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lib string) (*Bench, error) {
-	if _, err := exec.LookPath("verilator"); err != nil {
-		return nil, fmt.Errorf("dpi: verilator is not installed (run scripts/setup.sh): %w", err)
-	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -160,66 +155,13 @@ func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []
 	if err != nil {
 		return nil, fmt.Errorf("dpi: the C library: %w", err)
 	}
-	h := sha256.New()
-	p := cpu.Describe() // -march=native: a build is for this CPU only
-	fmt.Fprintln(h, strings.Join(verilatorFlags, " "), verilatorVersion(), p.Brand, p.Family, p.Model, p.Features)
-	for _, f := range files {
-		fmt.Fprintln(h, f.Name, len(f.Data))
-		h.Write(f.Data)
-	}
-	h.Write(libData)
-	stamp := hex.EncodeToString(h.Sum(nil))
-	b := &Bench{Dir: dir, Binary: filepath.Join(dir, "obj", "Vtb"), Configs: cfgs}
-	if s, err := os.ReadFile(filepath.Join(dir, "stamp")); err == nil && string(s) == stamp {
-		if _, err := os.Stat(b.Binary); err == nil {
-			return b, nil
-		}
-	}
-	src := filepath.Join(dir, "src")
-	for _, d := range []string{src, filepath.Join(dir, "obj"), filepath.Join(dir, "stamp")} {
-		if err := os.RemoveAll(d); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := verilog.Write(src, files); err != nil {
-		return nil, err
-	}
-	args := append([]string{}, verilatorFlags...)
-	args = append(args, "-CFLAGS", "-I"+src, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", "Vtb")
-	for _, f := range files {
-		if f.Name != include.HeaderName {
-			args = append(args, filepath.Join(src, f.Name))
-		}
-	}
-	args = append(args, lib)
-	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "verilator", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("dpi: verilator build of %d configurations failed: %w\n%s", len(cfgs), err, tail(out.String(), 60))
-	}
-	b.BuildTime = time.Since(t0)
-	if err := os.WriteFile(filepath.Join(dir, "stamp"), []byte(stamp), 0o644); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-func verilatorVersion() string {
-	out, err := exec.Command("verilator", "--version").Output()
+	b := verilate.Build{Dir: dir, Files: files, After: []string{lib}, Inputs: [][]byte{libData}}
+	b.Flags = append(slices.Clone(verilatorFlags), "-CFLAGS", "-I"+b.Src())
+	took, err := b.Run(ctx, fmt.Sprintf("dpi: verilator build of %d configurations", len(cfgs)))
 	if err != nil {
-		return "unknown"
+		return nil, err
 	}
-	return strings.TrimSpace(string(out))
-}
-
-func tail(s string, lines int) string {
-	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(l) > lines {
-		l = l[len(l)-lines:]
-	}
-	return strings.Join(l, "\n")
+	return &Bench{Dir: dir, Binary: b.Binary(), Configs: cfgs, BuildTime: took}, nil
 }
 
 // RunOptions tune a scoreboard run; each is used as given (the command's
@@ -354,10 +296,10 @@ func parse(out []byte) (*Result, error) {
 		other.WriteString(line + "\n")
 	}
 	if !done || !timed {
-		return r, fmt.Errorf("the testbench ended without its RESULT line:\n%s", tail(other.String(), 40))
+		return r, fmt.Errorf("the testbench ended without its RESULT line:\n%s", verilate.Tail(other.String(), 40))
 	}
 	if other.Len() > 0 {
-		return r, fmt.Errorf("the testbench printed what it should not:\n%s", tail(other.String(), 40))
+		return r, fmt.Errorf("the testbench printed what it should not:\n%s", verilate.Tail(other.String(), 40))
 	}
 	return r, nil
 }
