@@ -90,7 +90,9 @@ func callStageLoop(h uintptr, pkt []byte, state []uint32, count int) status {
 	return status(C.stage_loop(C.ibr_model(h), p, C.size_t(len(pkt)), st, C.long(count)))
 }
 
-func callBuildLoop(h uintptr, count int) status { return status(C.build_loop(C.ibr_model(h), C.long(count))) }
+func callBuildLoop(h uintptr, count int) status {
+	return status(C.build_loop(C.ibr_model(h), C.long(count)))
+}
 
 func callVersion() string { return C.GoString(C.ibr_version()) }
 
