@@ -274,10 +274,11 @@ func ibrgo_stage(h C.ibr_model, p *C.uint8_t, n C.size_t, sw C.uint16_t, port C.
 			if err := mo.m.CheckLink(l); err != nil {
 				return as(errArg, err)
 			}
-			st, err := stateFromWords(words, int(mo.info.StateBits))
+			st, err := stateFromWords(words, int(mo.info.StateBits), mo.state)
 			if err != nil {
 				return err
 			}
+			mo.state = st
 			g := mo.scratch
 			if g != nil {
 				if err := g.SetState(st); err != nil {
@@ -296,7 +297,7 @@ func ibrgo_stage(h C.ibr_model, p *C.uint8_t, n C.size_t, sw C.uint16_t, port C.
 			stateToWords(st, words)
 		}
 		if result != nil {
-			field, err := mo.m.Field(pkt, mo.m.HopFieldName())
+			field, err := mo.m.HopField(pkt)
 			if err != nil {
 				return as(errInternal, err) // the stage just wrote it
 			}
@@ -343,7 +344,7 @@ func ibrgo_port_set_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C
 		if err != nil {
 			return err
 		}
-		st, err := stateFromWords(words, int(mo.info.StateBits))
+		st, err := stateFromWords(words, int(mo.info.StateBits), nil)
 		if err != nil {
 			return err
 		}

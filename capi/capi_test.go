@@ -463,12 +463,12 @@ func TestStateWords(t *testing.T) {
 		if want := goState(st, len(words)); !slices.Equal(words, want) {
 			t.Errorf("%d bits: words %x, want %x", bits, words, want)
 		}
-		back, err := stateFromWords(words, bits)
+		back, err := stateFromWords(words, bits, nil)
 		if err != nil || !slices.Equal(back, st) {
 			t.Errorf("%d bits: read back %x (%v), want %x", bits, back, err, st)
 		}
 		words[bits/32] |= 1 << (bits % 32)
-		if _, err := stateFromWords(words, bits); err == nil {
+		if _, err := stateFromWords(words, bits, nil); err == nil {
 			t.Errorf("%d bits: bit %d accepted", bits, bits)
 		}
 	}

@@ -80,7 +80,7 @@ func FuzzCAPI(f *testing.F) {
 			if err != nil {
 				t.Fatalf("the library staged on a port the model refuses: %v", err)
 			}
-			st0, _ := stateFromWords(before, p.StateBits())
+			st0, _ := stateFromWords(before, p.StateBits(), nil)
 			if err := p.SetState(st0); err != nil {
 				t.Fatalf("the library took a state the model refuses: %v", err)
 			}

@@ -103,7 +103,8 @@ type model struct {
 	scratch rng.Generator // the stage's generator when the caller gives the state
 	ports   map[refmodel.Link]*refmodel.Port
 	nics    map[uint16]*refmodel.NIC
-	pkt     []byte // a copy of the packet a call changes
+	pkt     []byte    // a copy of the packet a call changes
+	state   rng.State // the caller's generator state, read
 }
 
 // info is ibr_info.
@@ -264,9 +265,9 @@ func (mo *model) nic(lid uint16) *refmodel.NIC {
 }
 
 // stateFromWords reads a generator state of bits bits from 32-bit words
-// (bit i in word i/32), refusing too few words and any bit set at or above
-// bits.
-func stateFromWords(words []uint32, bits int) (rng.State, error) {
+// (bit i in word i/32) into buf's memory when it is large enough, refusing
+// too few words and any bit set at or above bits.
+func stateFromWords(words []uint32, bits int, buf rng.State) (rng.State, error) {
 	need := (bits + 31) / 32
 	if len(words) < need {
 		return nil, failf(errArg, "generator state of %d words; the generator's %d bits need %d", len(words), bits, need)
@@ -286,7 +287,10 @@ func stateFromWords(words []uint32, bits int) (rng.State, error) {
 	if bits == 0 {
 		return nil, nil
 	}
-	st := make(rng.State, (bits+63)/64)
+	st := buf[:0]
+	for range (bits + 63) / 64 {
+		st = append(st, 0)
+	}
 	for i := range need {
 		st[i/2] |= uint64(words[i]) << (32 * (i % 2))
 	}

@@ -26,6 +26,19 @@ func (m *Model) HopFieldName() string {
 	return header.FieldHopCount
 }
 
+// HopField reads the field HopFieldName names from pkt, a packet of the
+// model's kind, without looking the name up.
+func (m *Model) HopField(pkt []byte) (uint64, error) {
+	n, err := m.frame(pkt)
+	if err != nil {
+		return 0, err
+	}
+	if m.cfg.SenderMode() {
+		return m.f.hopRand.get(pkt, n), nil
+	}
+	return m.f.hopCount.get(pkt, n), nil
+}
+
 // Field reads telemetry field name of pkt, a packet of the model's kind.
 func (m *Model) Field(pkt []byte, name string) (uint64, error) {
 	n, err := m.frame(pkt)

@@ -252,6 +252,9 @@ func TestFieldsAndDiff(t *testing.T) {
 	if v, err := m.Field(pkt, header.FieldHopCount); err != nil || v != 6 {
 		t.Fatalf("hop_count %d %v", v, err)
 	}
+	if v, err := m.HopField(pkt); err != nil || v != 6 || m.HopFieldName() != header.FieldHopCount {
+		t.Fatalf("HopField %d %v", v, err)
+	}
 	if _, err := m.Receive(pkt); err != nil {
 		t.Fatalf("SetField left a bad VCRC: %v", err)
 	}
