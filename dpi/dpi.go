@@ -57,26 +57,19 @@ const LibraryPackage = "ibreservoir/capi"
 
 // Sources returns the files of a scoreboard build for cfgs: the RTL library
 // and the configurations' wrappers (package verilog), the verification top
-// holding them (cosim.Top, one lane), the DPI package, its adapter, the C
-// interface's header and the example testbench. A test may edit them before
+// holding them (cosim.Top, one lane: cosim.Sources without its testbench),
+// the DPI package, its adapter, the C interface's header and the example
+// testbench. A test may edit them before
 // BuildSources.
 func Sources(cfgs []verilog.Config) ([]verilog.File, error) {
-	if len(cfgs) == 0 || len(cfgs) > 256 {
-		return nil, fmt.Errorf("dpi: %d configurations in one build; want 1..256", len(cfgs))
-	}
-	seen := map[string]bool{}
-	for _, c := range cfgs {
-		if seen[c.Module()] {
-			return nil, fmt.Errorf("dpi: configuration %s twice in one build", c.Name())
-		}
-		seen[c.Module()] = true
-	}
-	files, err := verilog.Files(cfgs...)
+	// cosim's sources for one lane, but its testbench: the RTL, the wrappers
+	// and the top, each configuration once.
+	all, err := cosim.Sources(cfgs, 1)
 	if err != nil {
 		return nil, err
 	}
+	files := slices.DeleteFunc(all, func(f verilog.File) bool { return strings.HasSuffix(f.Name, ".cpp") })
 	return append(files,
-		verilog.File{Name: cosim.TopModule + ".sv", Data: cosim.Top(cfgs, 1)},
 		verilog.File{Name: "ibr_dpi_pkg.vlt", Data: pkgWaivers},
 		verilog.File{Name: "ibr_dpi_pkg.sv", Data: pkgSource},
 		verilog.File{Name: TopModule + ".vlt", Data: tbWaivers},
