@@ -43,6 +43,8 @@ co-simulated on its own:
 
   ibreservoir verify --vectors OUT/stage.bin <the same RTL flags>
 
+(printed at the end, as this command was invoked).
+
 The DPI scoreboard (ibreservoir scoreboard) prints this command for every
 mismatch.`,
 	Args: cobra.NoArgs,
@@ -113,7 +115,7 @@ func runStage(w io.Writer, o stageOptions) error {
 	if set.StateBits > 0 {
 		fmt.Fprintf(w, ", state out %s", v.StateOut.Hex(set.StateBits))
 	}
-	fmt.Fprintf(w, "\nwrote %s\nco-simulate: ibreservoir verify --vectors %s %s\n", strings.Join(paths, ", "),
+	fmt.Fprintf(w, "\nwrote %s\nco-simulate: %s verify --vectors %s %s\n", strings.Join(paths, ", "), reproPrefix(),
 		filepath.Join(o.Out, "stage.bin"), strings.Join(rtlArgs(c), " "))
 	return nil
 }

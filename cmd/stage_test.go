@@ -42,7 +42,7 @@ func TestStageCommand(t *testing.T) {
 		if err := runStage(&out, o); err != nil {
 			t.Fatalf("%s: %v", c.Name(), err)
 		}
-		if !strings.Contains(out.String(), hex.EncodeToString(v.Out)) || !strings.Contains(out.String(), "verify --vectors "+filepath.Join(o.Out, "stage.bin")+" "+strings.Join(rtlArgs(c), " ")) {
+		if !strings.Contains(out.String(), hex.EncodeToString(v.Out)) || !strings.Contains(out.String(), " verify --vectors "+filepath.Join(o.Out, "stage.bin")+" "+strings.Join(rtlArgs(c), " ")) {
 			t.Errorf("%s: output\n%s", c.Name(), out.String())
 		}
 		b, err := os.ReadFile(filepath.Join(o.Out, "stage.bin"))
