@@ -229,6 +229,15 @@ func callStageField(h uintptr, pkt []byte, sw uint16, port uint8, congested int,
 		CongSaturated: r.cong_saturated != 0, CongCount: int(r.cong_count), Draws: int(r.draws)}, uint64(r.hop_field), code
 }
 
+// callPortSeedState reads the state the seed gives a port.
+func callPortSeedState(h uintptr, sw uint16, port uint8, state []uint32) status {
+	st := (*C.uint32_t)(C.calloc(C.size_t(max(len(state), 1)), 4))
+	defer C.free(unsafe.Pointer(st))
+	code := C.ibr_port_seed_state(C.ibr_model(h), C.uint16_t(sw), C.uint8_t(port), st, C.size_t(len(state)))
+	copy(state, unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)))
+	return status(code)
+}
+
 // callPortState reads (set false) or loads (set true) the handle's port state.
 func callPortState(h uintptr, sw uint16, port uint8, state []uint32, set bool) status {
 	var st *C.uint32_t

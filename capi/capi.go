@@ -321,20 +321,36 @@ func b32(b bool) C.int32_t {
 //export ibrgo_port_state
 func ibrgo_port_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		words, err := wordsOf(state, stateWords)
-		if err != nil {
-			return err
-		}
-		if need := int(mo.info.StateWords); len(words) < need {
-			return failf(errArg, "generator state of %d words; the generator's %d bits need %d", len(words), mo.info.StateBits, need)
-		}
-		pt, err := mo.port(refmodel.Link{Switch: uint16(sw), Port: uint8(port)})
-		if err != nil {
-			return err
-		}
-		stateToWords(pt.State(), words)
-		return nil
+		return mo.portState(sw, port, state, stateWords, mo.port)
 	}))
+}
+
+//export ibrgo_port_seed_state
+func ibrgo_port_seed_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
+	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
+		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (*refmodel.Port, error) {
+			p, err := mo.m.NewPort(l)
+			return p, as(errArg, err)
+		})
+	}))
+}
+
+// portState writes into state the state of the port that get returns.
+func (mo *model) portState(sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t,
+	get func(refmodel.Link) (*refmodel.Port, error)) error {
+	words, err := wordsOf(state, stateWords)
+	if err != nil {
+		return err
+	}
+	if need := int(mo.info.StateWords); len(words) < need {
+		return failf(errArg, "generator state of %d words; the generator's %d bits need %d", len(words), mo.info.StateBits, need)
+	}
+	pt, err := get(refmodel.Link{Switch: uint16(sw), Port: uint8(port)})
+	if err != nil {
+		return err
+	}
+	stateToWords(pt.State(), words)
+	return nil
 }
 
 //export ibrgo_port_set_state

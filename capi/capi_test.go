@@ -399,6 +399,36 @@ func origPacket(t *testing.T, h uintptr, spec packetSpec) []byte {
 	return pkt
 }
 
+// TestPortSeedState: the seed's state of a port is a fresh port's, whatever
+// the handle's own port has drawn since.
+func TestPortSeedState(t *testing.T) {
+	h := mustModel(t, "hash=crc32 generator=lfsr-lut/b16 count-bits=4 seed=9")
+	c, _ := refmodel.ParseConfig("hash=crc32 generator=lfsr-lut/b16 count-bits=4 seed=9")
+	m, _ := refmodel.New(c)
+	p, err := m.NewPort(refmodel.Link{Switch: 5, Port: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := goState(p.State(), 2)
+	pkt, _ := callBuild(h, packetSpec{Capacity: 100})
+	callSend(h, pkt, 1)
+	for range 3 {
+		if _, st := callStage(h, pkt, 5, 6, 0, nil); st != statusOK {
+			t.Fatal(lastError(h))
+		}
+	}
+	seed, own := make([]uint32, 2), make([]uint32, 2)
+	if st := callPortSeedState(h, 5, 6, seed); st != statusOK || !slices.Equal(seed, want) {
+		t.Errorf("seed state %x (%d), want %x", seed, st, want)
+	}
+	if callPortState(h, 5, 6, own, false) != statusOK || slices.Equal(own, want) {
+		t.Errorf("the own port's state %x did not move from the seed's", own)
+	}
+	if st := callPortSeedState(h, 5, 49, seed); st != errArg {
+		t.Errorf("port 49 of 48: %d", st)
+	}
+}
+
 // TestSenderState: with sender draws there is no switch state; a state
 // array must be all zero and stays so.
 func TestSenderState(t *testing.T) {

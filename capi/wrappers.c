@@ -45,6 +45,10 @@ ibr_status ibr_port_set_state(ibr_model m, uint16_t switch_id, uint8_t port, con
   return ibrgo_port_set_state(m, switch_id, port, (uint32_t *)state, state_words);
 }
 
+ibr_status ibr_port_seed_state(ibr_model m, uint16_t switch_id, uint8_t port, uint32_t *state, size_t state_words) {
+  return ibrgo_port_seed_state(m, switch_id, port, state, state_words);
+}
+
 ibr_status ibr_receive(ibr_model m, const uint8_t *pkt, size_t len, ibr_sample *sample) {
   return ibrgo_receive(m, (uint8_t *)pkt, len, sample);
 }

@@ -204,9 +204,16 @@ ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, 
                      uint32_t *state, size_t state_words, ibr_stage_result *result);
 
 /* The current generator state of the handle's own port (switch_id, port),
- * the state ibr_stage with state == NULL draws from, and its replacement. */
+ * the state ibr_stage with state == NULL draws from, and its replacement.
+ * The handle keeps a port from its first use on (memory grows with the
+ * number of distinct ports used this way). */
 ibr_status ibr_port_state(ibr_model m, uint16_t switch_id, uint8_t port, uint32_t *state, size_t state_words);
 ibr_status ibr_port_set_state(ibr_model m, uint16_t switch_id, uint8_t port, const uint32_t *state, size_t state_words);
+
+/* The generator state the configuration's seed gives port (switch_id, port)
+ * (docs/spec.md section 6), for a caller that keeps the state itself; the
+ * handle keeps nothing. */
+ibr_status ibr_port_seed_state(ibr_model m, uint16_t switch_id, uint8_t port, uint32_t *state, size_t state_words);
 
 /* The receiver NIC: checks the VCRC and ICRC of pkt and reads its sample. */
 ibr_status ibr_receive(ibr_model m, const uint8_t *pkt, size_t len, ibr_sample *sample);

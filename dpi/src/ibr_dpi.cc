@@ -188,7 +188,7 @@ int ibr_dpi_port_state(void *model, unsigned short switch_id, unsigned char port
   adapter_error[0] = 0;
   int st = state_ok(state_bits);
   if (st != IBR_OK) return st;
-  return ibr_port_state(handle_of(model), switch_id, port, state, (size_t)(state_bits / 32));
+  return ibr_port_seed_state(handle_of(model), switch_id, port, state, (size_t)(state_bits / 32));
 }
 
 int ibr_dpi_receive(void *model, const svBitVecVal *pkt, int len, unsigned int *id, int *hop_bit, int *cong_bit,
