@@ -12,6 +12,7 @@ import (
 
 	"ibreservoir/capture"
 	"ibreservoir/header"
+	"ibreservoir/internal/golden"
 )
 
 const hcaCapture = "../capture/testdata/infiniband-hca-capture.pcap"
@@ -19,14 +20,16 @@ const hcaCapture = "../capture/testdata/infiniband-hca-capture.pcap"
 // TestPacketCheckHCA: all 43 captured packets check good; the report is
 // frozen in a golden file.
 func TestPacketCheckHCA(t *testing.T) {
-	var out bytes.Buffer
-	if err := runPacketCheck(&out, packetCheckOptions{Files: []string{hcaCapture}}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(out.String(), "43 packets: 43 good, 0 bad\n") {
-		t.Fatalf("summary: %q", out.String()[max(0, out.Len()-80):])
-	}
-	golden(t, "packet-check-hca.golden", out.Bytes())
+	golden.CheckStable(t, filepath.Join("testdata", "packet-check-hca.golden"), func() []byte {
+		var out bytes.Buffer
+		if err := runPacketCheck(&out, packetCheckOptions{Files: []string{hcaCapture}}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(out.String(), "43 packets: 43 good, 0 bad\n") {
+			t.Fatalf("summary: %q", out.String()[max(0, out.Len()-80):])
+		}
+		return out.Bytes()
+	})
 }
 
 // testCapture writes a capture with a good packet, one with a bad ICRC, one
@@ -92,12 +95,16 @@ func TestPacketCheckFailures(t *testing.T) {
 	}
 	path := testCapture(t, l)
 	var out bytes.Buffer
-	err = runPacketCheck(&out, packetCheckOptions{Files: []string{path}})
-	var ee exitError
-	if !errors.As(err, &ee) || ee.code != 1 {
-		t.Fatalf("got %v, want exit code 1", err)
+	check := func() string {
+		out.Reset()
+		err := runPacketCheck(&out, packetCheckOptions{Files: []string{path}})
+		var ee exitError
+		if !errors.As(err, &ee) || ee.code != 1 {
+			t.Fatalf("got %v, want exit code 1", err)
+		}
+		return strings.ReplaceAll(out.String(), filepath.Dir(path), "TMP")
 	}
-	text := strings.ReplaceAll(out.String(), filepath.Dir(path), "TMP")
+	text := check()
 	for _, want := range []string{
 		"record 1 (byte 24): 38 bytes, local (LNH=2): ok",
 		"record 2 (byte 94): 38 bytes, local (LNH=2): FAIL", "error: ICRC bad",
@@ -110,7 +117,7 @@ func TestPacketCheckFailures(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	golden(t, "packet-check-failures.golden", []byte(text))
+	golden.CheckStable(t, filepath.Join("testdata", "packet-check-failures.golden"), func() []byte { return []byte(check()) })
 
 	// With the layout, the footer packet checks good and shows its fields;
 	// the others are now read as carrying a footer they do not have.

@@ -24,7 +24,7 @@ import (
 	"ibreservoir/topo"
 )
 
-// `ibreservoir sim`: the packet-level fat-tree simulation of issue 7 (package
+// `ibreservoir sim`: the packet-level fat-tree simulation (package
 // fabric), with results as JSON and congested-fraction plots (package cfplot).
 
 type simOptions struct {

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,30 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"ibreservoir/header"
+	"ibreservoir/internal/golden"
 )
 
 func newFlagSet() *pflag.FlagSet { return pflag.NewFlagSet("test", pflag.ContinueOnError) }
-
-// update rewrites the golden files of this package's tests in testdata/.
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it if intended):\n%s", path, got)
-	}
-}
 
 func TestSpecGolden(t *testing.T) {
 	spec := func(f func(*header.TelemetrySpec)) header.TelemetrySpec {
@@ -57,17 +35,13 @@ func TestSpecGolden(t *testing.T) {
 		{"spec-sender7-footer.golden", specOptions{Spec: spec(func(s *header.TelemetrySpec) { s.SenderL = 7 }), Format: "text"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var a, b bytes.Buffer
-			if err := runSpec(&a, c.o); err != nil {
-				t.Fatal(err)
-			}
-			if err := runSpec(&b, c.o); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Fatal("two runs differ")
-			}
-			golden(t, c.name, a.Bytes())
+			golden.CheckStable(t, filepath.Join("testdata", c.name), func() []byte {
+				var a bytes.Buffer
+				if err := runSpec(&a, c.o); err != nil {
+					t.Fatal(err)
+				}
+				return a.Bytes()
+			})
 		})
 	}
 }

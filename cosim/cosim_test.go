@@ -44,7 +44,7 @@ func workDir(t testing.TB, name string) string {
 	return filepath.Join(d, "ibreservoir-test", name)
 }
 
-// TestVerifyAll is the acceptance test: vectors for every hash x
+// TestVerifyAll is the RTL's end-to-end check: vectors for every hash x
 // generator x count-width configuration, each co-simulated in one Verilator
 // build with zero mismatches (under backpressure and input gaps) and every
 // reachable coverage bin hit; a subset cross-run on Icarus Verilog; and Yosys
@@ -330,7 +330,7 @@ func TestDiffPackets(t *testing.T) {
 // Verilator after the build: one lane (wider tops simulate slower per vector
 // in Verilator 5.006) and 2 simulator processes, one per core. It reports vectors/s of the simulation loops (sim) and of the
 // whole run (file indexing and process start included). Run it with
-// -benchtime 10000000x for the target (10 million in under 5 s).
+// -benchtime 10000000x to check the target of 10 million vectors in under 5 s.
 func BenchmarkCoSim(b *testing.B) {
 	needTools(b, "verilator")
 	c := verilog.DefaultConfig()

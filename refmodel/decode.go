@@ -114,7 +114,8 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 
 // Add decodes one packet (Alg. 7 or 9). Packets are batched; every reader of
-// the counts (Counts, Estimates, MergeEstimates) completes them first.
+// the counts (Counts, Count, Estimates, Merge, MergeEstimates) completes them
+// first.
 //
 // Alg. 9 (onereservoir): every candidate link gains w = hop count if
 // H(id, d) = hop_bit, else loses it; when cong_bit is 1 the congested count
@@ -291,11 +292,8 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 	th := Threshold(L, t.Packets, p)
 	es := make([]LinkEstimate, len(t.D))
 	for j := range t.D {
-		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.counts[j], C: t.congested[j], Q: t.Packets, Threshold: th}
-		e.Passed = float64(e.W) >= th
-		if e.Passed {
-			e.Fraction = CongestedFraction(e.W, e.C)
-		}
+		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.counts[j], C: t.congested[j], Q: t.Packets}
+		e.judge(th)
 		es[j] = e
 	}
 	return es
@@ -330,29 +328,9 @@ func hasForm(f hash.Func) bool { _, ok := f.FormD(0); return ok }
 // 5.3 is applied to the sums with longest path L and confidence p. The result
 // is sorted by link; Hop is the link's position in the first tally that has it.
 func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
-	byLink := map[Link]*LinkEstimate{}
+	m := NewMerge()
 	for _, t := range tallies {
-		t.Flush()
-		for j, l := range t.Set.Links {
-			e := byLink[l]
-			if e == nil {
-				e = &LinkEstimate{Link: l, Hop: t.Set.Hops[j]}
-				byLink[l] = e
-			}
-			e.W += t.counts[j]
-			e.C += t.congested[j]
-			e.Q += t.Packets
-		}
+		m.Add(t)
 	}
-	es := make([]LinkEstimate, 0, len(byLink))
-	for _, e := range byLink {
-		e.Threshold = Threshold(L, e.Q, p)
-		e.Passed = float64(e.W) >= e.Threshold
-		if e.Passed {
-			e.Fraction = CongestedFraction(e.W, e.C)
-		}
-		es = append(es, *e)
-	}
-	slices.SortFunc(es, func(a, b LinkEstimate) int { return cmpLink(a.Link, b.Link) })
-	return es
+	return m.Estimates(L, p)
 }
