@@ -11,11 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"ibreservoir/internal/cli"
+	"ibreservoir/internal/version"
 )
 
-// Version is the tool version recorded in manifests; release builds set it with
-// -ldflags "-X ibreservoir/cmd.Version=...".
-var Version = "0.1.0-dev"
+// Version is the tool version recorded in manifests (package version's, which
+// the C library reports too; release builds set it there).
+var Version = version.Version
 
 var rootCmd = &cobra.Command{
 	Use:   "ibreservoir",

@@ -4,23 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"ibreservoir/internal/atomicfile"
-	"ibreservoir/internal/cpu"
+	"ibreservoir/internal/verilate"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
@@ -102,73 +98,16 @@ func BuildVerilator(ctx context.Context, dir string, cfgs []verilog.Config, lane
 
 // buildFiles builds the given sources (Sources, possibly edited by a test).
 func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lanes int) (*Model, error) {
-	if _, err := exec.LookPath("verilator"); err != nil {
-		return nil, fmt.Errorf("cosim: verilator is not installed (run scripts/setup.sh): %w", err)
-	}
-	// Verilator's makefile runs in obj/: every path it is given must be absolute.
-	dir, err := filepath.Abs(dir)
+	b := verilate.Build{Dir: dir, Files: files, Flags: append(slices.Clone(verilatorFlags), "-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))}
+	took, err := b.Run(ctx, fmt.Sprintf("cosim: verilator build of %d configurations", len(cfgs)))
 	if err != nil {
 		return nil, err
 	}
-	h := sha256.New()
-	// -march=native: a build is for this CPU only.
-	p := cpu.Describe()
-	fmt.Fprintln(h, strings.Join(verilatorFlags, " "), lanes, verilatorVersion(), p.Brand, p.Family, p.Model, p.Features)
-	for _, f := range files {
-		fmt.Fprintln(h, f.Name, len(f.Data))
-		h.Write(f.Data)
-	}
-	stamp := hex.EncodeToString(h.Sum(nil))
-	m := &Model{Dir: dir, Binary: filepath.Join(dir, "obj", "Vtb"), Configs: cfgs, Lanes: lanes}
-	if b, err := os.ReadFile(filepath.Join(dir, "stamp")); err == nil && string(b) == stamp {
-		if _, err := os.Stat(m.Binary); err == nil {
-			return m, nil
-		}
-	}
-	src := filepath.Join(dir, "src")
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
-	if _, err := verilog.Write(src, files); err != nil {
-		return nil, err
-	}
-	args := append([]string{}, verilatorFlags...)
-	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", "Vtb",
-		"-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))
-	for _, f := range files {
-		if !strings.HasSuffix(f.Name, ".h") { // headers are included, not compiled
-			args = append(args, filepath.Join(src, f.Name))
-		}
-	}
-	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "verilator", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cosim: verilator build of %d configurations failed: %w\n%s", len(cfgs), err, tail(out.String(), 60))
-	}
-	m.BuildTime = time.Since(t0)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "stamp"), []byte(stamp)); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return &Model{Dir: b.Dir, Binary: b.Binary(), Configs: cfgs, Lanes: lanes, BuildTime: took}, nil
 }
 
-func verilatorVersion() string {
-	out, err := exec.Command("verilator", "--version").Output()
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func tail(s string, lines int) string {
-	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(l) > lines {
-		l = l[len(l)-lines:]
-	}
-	return strings.Join(l, "\n")
-}
+// tail is the last lines of a tool's output, for errors.
+func tail(s string, lines int) string { return verilate.Tail(s, lines) }
 
 // RunOptions tune a co-simulation run.
 type RunOptions struct {

@@ -65,13 +65,16 @@ func cmpLink(a, b Link) int {
 }
 
 // A Tally is the receiver of a one-bit scheme (Alg. 7 or 9) for the packets
-// of one candidate set: W_d (Counts) and the congested counts per candidate
-// link, and Q, the number of packets that might have crossed each of them.
+// of one candidate set: W_d and the congested counts per candidate link
+// (Counts, Estimates), and Q, the number of packets that might have crossed
+// each of them. Add batches its work; every reader of the counts completes
+// the batch first, so they are never stale. A Tally is not safe for
+// concurrent use.
 type Tally struct {
 	Set       CandidateSet
 	D         []uint32 // the links' encodings
-	Counts    []int64  // W_d
-	Congested []int64
+	counts    []int64  // W_d
+	congested []int64
 	Packets   int64 // Q
 
 	scheme  header.Scheme
@@ -102,7 +105,7 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 	}
 	n := len(ds)
 	return &Tally{
-		Set: set, D: ds, Counts: make([]int64, n), Congested: make([]int64, n),
+		Set: set, D: ds, counts: make([]int64, n), congested: make([]int64, n),
 		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash, hasForm: hasForm(m.cfg.Hash),
 		recs: make([]uint64, 0, batchSize*kernel.RecWords),
 	}, nil
@@ -111,8 +114,9 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 // UseGeneric makes the tally use the plain-Go kernel, for comparisons.
 func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 
-// Add decodes one packet (Alg. 7 or 9). Packets are batched; Flush (called by
-// every reader of the counts in this package) completes them.
+// Add decodes one packet (Alg. 7 or 9). Packets are batched; every reader of
+// the counts (Counts, Count, Estimates, Merge, MergeEstimates) completes them
+// first.
 //
 // Alg. 9 (onereservoir): every candidate link gains w = hop count if
 // H(id, d) = hop_bit, else loses it; when cong_bit is 1 the congested count
@@ -141,7 +145,7 @@ func (t *Tally) Add(s Sample) {
 	case header.TwoReservoir:
 		// The congested reservoir is charged through a record whose first
 		// weight goes to out2: push it with the weights swapped and apply
-		// the batch's records to (Congested, Counts). Two batches keep the
+		// the batch's records to (congested, counts). Two batches keep the
 		// two kinds apart.
 		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, 0))
 		t.sum1 += w
@@ -167,7 +171,7 @@ func (t *Tally) mismatch(recs []uint64, out1, out2 []int64) {
 
 func (t *Tally) flushRecs() {
 	if len(t.recs) > 0 {
-		t.mismatch(t.recs, t.Counts, t.Congested)
+		t.mismatch(t.recs, t.counts, t.congested)
 		t.recs = t.recs[:0]
 	}
 	if len(t.congQ) > 0 {
@@ -176,18 +180,19 @@ func (t *Tally) flushRecs() {
 			t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.CongBit), int64(s.CongCount), 0))
 		}
 		t.congQ = t.congQ[:0]
-		t.mismatch(t.recs, t.Congested, t.Counts)
+		t.mismatch(t.recs, t.congested, t.counts)
 		t.recs = t.recs[:0]
 	}
 }
 
-// Flush completes the batched packets.
+// Flush completes the batched packets. Every reader of the counts calls it;
+// a caller need not.
 func (t *Tally) Flush() {
 	t.flushRecs()
 	if t.sum1 != 0 || t.sum2 != 0 {
-		for j := range t.Counts {
-			t.Counts[j] += t.sum1
-			t.Congested[j] += t.sum2
+		for j := range t.counts {
+			t.counts[j] += t.sum1
+			t.congested[j] += t.sum2
 		}
 		t.sum1, t.sum2 = 0, 0
 	}
@@ -208,9 +213,9 @@ func (t *Tally) addReference(s Sample) {
 			if h != s.HopBit {
 				w = -w
 			}
-			t.Counts[j] += w
+			t.counts[j] += w
 			if s.CongBit == 1 {
-				t.Congested[j] += w
+				t.congested[j] += w
 			}
 		case header.TwoReservoir: // Alg. 7
 			if s.HopCount > 0 {
@@ -218,14 +223,14 @@ func (t *Tally) addReference(s Sample) {
 				if h != s.HopBit {
 					w = -w
 				}
-				t.Counts[j] += w
+				t.counts[j] += w
 			}
 			if s.CongCount > 0 {
 				w := int64(s.CongCount)
 				if h != s.CongBit {
 					w = -w
 				}
-				t.Congested[j] += w
+				t.congested[j] += w
 			}
 		}
 	}
@@ -288,7 +293,7 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 	th := Threshold(L, t.Packets, p)
 	es := make([]LinkEstimate, len(t.D))
 	for j := range t.D {
-		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.Counts[j], C: t.Congested[j], Q: t.Packets}
+		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.counts[j], C: t.congested[j], Q: t.Packets}
 		e.judge(th)
 		es[j] = e
 	}

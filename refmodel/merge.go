@@ -29,8 +29,8 @@ func (m *Merge) Add(t *Tally) {
 			m.es = append(m.es, LinkEstimate{Link: l, Hop: t.Set.Hops[j]})
 		}
 		e := &m.es[i]
-		e.W += t.Counts[j]
-		e.C += t.Congested[j]
+		e.W += t.counts[j]
+		e.C += t.congested[j]
 		e.Q += t.Packets
 	}
 }

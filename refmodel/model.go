@@ -230,8 +230,8 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	}
 	var old fieldBytes
 	m.readFieldBytes(pkt, n, &old)
-	if int(sw) > m.cfg.MaxSwitch || int(port) > m.cfg.MaxPort {
-		return r, fmt.Errorf("switch %d port %d: outside the configured fabric (switch IDs to %d, ports to %d)", sw, port, m.cfg.MaxSwitch, m.cfg.MaxPort)
+	if err := m.checkLink(sw, port); err != nil {
+		return r, err
 	}
 	r.ID = m.PacketID(pkt)
 	r.Congested = congested

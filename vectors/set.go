@@ -43,6 +43,9 @@ type Manifest struct {
 	RTL          string          `json:"rtl_module,omitempty"`    // switch-stage sets: the verilog wrapper the vectors are for
 	Counts       map[string]int  `json:"counts"`
 	Edges        *EdgeCoverage   `json:"edges,omitempty"` // switch-stage sets: comparator-edge coverage
+	// Replay is set on a set of given packets (StageConfig.Replay), which
+	// makes no claim to cover the bins and edges the generated sets cover.
+	Replay bool `json:"replay,omitempty"`
 	Files        []FileHash      `json:"files"`
 	CPU          cpu.Provenance  `json:"cpu"`
 	GoVersion    string          `json:"go_version"`

@@ -94,6 +94,22 @@ type StageConfig struct {
 	Model  refmodel.Config
 	Seed   uint64
 	Random int // seeded random vectors after the directed ones
+	// Replay, when set, makes the set of these packets alone, in order (no
+	// directed or random vectors): packets a testbench reported, replayed
+	// through the model as vectors (ibreservoir stage).
+	Replay []Replay
+}
+
+// A Replay is one given packet through one switch stage: the packet's bytes,
+// the switch and output port it leaves by, the port's congested bit, and the
+// port's generator state before it (empty with sender draws).
+type Replay struct {
+	Name      string
+	In        []byte
+	Switch    uint16
+	Port      uint8
+	Congested bool
+	State     rng.State
 }
 
 // A StageVector is one packet through one switch stage.
@@ -176,6 +192,9 @@ func stageModels(cfg StageConfig) ([2]*refmodel.Model, error) {
 	}
 	if cfg.Random < 0 {
 		return ms, fmt.Errorf("switch-stage vectors: %d random vectors", cfg.Random)
+	}
+	if len(cfg.Replay) > 0 && cfg.Random > 0 {
+		return ms, fmt.Errorf("switch-stage vectors: a replay set holds its given packets alone, not %d random vectors", cfg.Random)
 	}
 	return ms, nil
 }
@@ -283,6 +302,9 @@ func (s *StageSet) stream(ctx context.Context, emit func([]StageVector) error, e
 		return err
 	}
 	s.tally = stageTally{}
+	if len(s.Config.Replay) > 0 {
+		return s.streamReplay(deliver, encode)
+	}
 	d := &directed{set: s}
 	if err := d.all(); err != nil {
 		return err

@@ -187,6 +187,7 @@ func (s SetSpec) writeFiles(ctx context.Context, dir string) (*Manifest, []FileH
 		m.ConfigDigest = DigestString(set.Digest)
 		ec := set.EdgeCoverage()
 		m.Edges = &ec
+		m.Replay = len(s.Stage.Replay) > 0
 		if m.Config, err = stageConfigJSON(s.Stage, set.tally); err != nil {
 			return nil, nil, err
 		}

@@ -320,7 +320,7 @@ func HashVar(fs *pflag.FlagSet, p *hash.Func) *pflag.Flag {
 		if err != nil {
 			return hash.Func{}, err
 		}
-		return hash.New(k), nil
+		return hash.NewKeyed(k, p.Key()), nil // a SipHash key given before the hash stays
 	}
 	return kindVar(fs, kindValue[hash.Func]{p, "hash", parse, all}, FlagHash, HashUsage())
 }
