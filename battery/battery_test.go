@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"flag"
 	"math"
 	"math/big"
 	"os"
@@ -17,10 +16,9 @@ import (
 	"github.com/dchest/siphash"
 
 	"ibreservoir/hash"
+	"ibreservoir/internal/golden"
 	"ibreservoir/rng"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // smallConfig is a battery small enough for unit tests: a few hashes and
 // generators on little data.
@@ -354,40 +352,23 @@ func TestThesisFindings(t *testing.T) {
 	}
 }
 
-// The report of a fixed small battery is frozen; -update rewrites it, and the
-// test reruns the battery to prove the output stable.
+// TestGolden freezes the report of a fixed small battery, as JSON and as
+// text (testdata/small.*.golden; go test -update rewrites them); each is
+// rendered from two runs of the battery to show the output stable.
 func TestGolden(t *testing.T) {
 	c := smallConfig([]string{"mult0", "crc16"}, []string{"lfsr-lut/b8", "sender"})
 	c.Size.Draws, c.Size.Packets, c.Size.HopPackets = 1<<12, 1<<9, 1<<10
-	got := jsonOf(t, run(t, c))
-	var text bytes.Buffer
-	if err := run(t, c).WriteText(&text, true); err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range []struct {
-		file string
-		data []byte
-	}{{"small.json.golden", got}, {"small.txt.golden", text.Bytes()}} {
-		path := filepath.Join("testdata", g.file)
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, g.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+	// Each golden file is rendered once from each run.
+	runs, k := [2]*Report{run(t, c), run(t, c)}, 0
+	next := func() *Report { k++; return runs[k%2] }
+	golden.CheckStable(t, filepath.Join("testdata", "small.json.golden"), func() []byte { return jsonOf(t, next()) })
+	golden.CheckStable(t, filepath.Join("testdata", "small.txt.golden"), func() []byte {
+		var text bytes.Buffer
+		if err := next().WriteText(&text, true); err != nil {
+			t.Fatal(err)
 		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if !bytes.Equal(g.data, want) {
-			t.Errorf("%s differs from the battery's output:\n%s", path, firstDiff(g.data, want))
-		}
-	}
-	if again := jsonOf(t, run(t, c)); !bytes.Equal(again, got) {
-		t.Errorf("a second run differs:\n%s", firstDiff(again, got))
-	}
+		return text.Bytes()
+	})
 }
 
 func TestMarkdownReport(t *testing.T) {

@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"ibreservoir/battery"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/rng"
 )
 
@@ -74,8 +77,8 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.IntSliceVar(&o.cfg.CountBits, "count-bits", o.cfg.CountBits, fmt.Sprintf("hop-count widths b to test, 1..%d (section 5.6)", battery.MaxCountBits))
 	fs.BoolVar(&o.cfg.Lockstep, "lockstep", o.cfg.Lockstep, "also test every switch generator with all ports seeded alike (the lockstep scenario)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "run seed: every sample and generator stream derives from it")
-	fs.Float64Var(&o.cfg.Alpha, "alpha", o.cfg.Alpha, "family-wise error rate, held by Holm's correction")
-	fs.Float64Var(&o.cfg.MaxBias, "max-bias", o.cfg.MaxBias, "largest relative bias |l*P0(l)-1| a generator may have")
+	cli.FloatVar(fs, &o.cfg.Alpha, "alpha", cli.Range{Lo: 0, Hi: 1}, "family-wise error rate, held by Holm's correction, 0 < alpha < 1")
+	cli.FloatVar(fs, &o.cfg.MaxBias, "max-bias", cli.Range{Lo: 0, Hi: math.MaxFloat64, LoClosed: true}, "largest relative bias |l*P0(l)-1| a generator may have, 0 or more")
 	fs.BoolVar(&o.quick, "quick", false, "a small battery (less data per test): seconds instead of minutes, weaker tests")
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
@@ -84,18 +87,12 @@ the same report, byte for byte, as one unsharded run.`,
 	return c
 }
 
-type flagSet interface {
-	StringVar(p *string, name, value, usage string)
-	BoolVar(p *bool, name string, value bool, usage string)
-	IntVar(p *int, name string, value int, usage string)
-}
-
-func bindStatsOutput(fs flagSet, o *statsOptions) {
+func bindStatsOutput(fs *pflag.FlagSet, o *statsOptions) {
 	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
 	fs.StringVar(&o.report, "report", "", "also write a Markdown report with plots into this directory")
 	fs.BoolVar(&o.all, "all", false, "list every test in the text report, not only the failing and invalid ones")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 if any combination is not sound")
-	fs.IntVar(&o.jobs, "jobs", 0, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
+	cli.IntVar(fs, &o.jobs, "jobs", 0, 1<<16, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
 }
 
 func newStatsMergeCmd() *cobra.Command {

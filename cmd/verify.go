@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,9 +14,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ibreservoir/cosim"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
@@ -34,17 +37,18 @@ type verifyOptions struct {
 	SynthTable   string
 	SynthReadme  string
 	Formal       bool
-	FormalDepth  int // 0: cosim.DefaultFormal's
+	FormalDepth  int
 	Vectors      string
 	Flags        rtlFlags
+	given        map[string]bool // the flags set on the command line
 }
 
 var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: vectors.DefaultSeed,
-	Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, Flags: defaultRTLFlags()}
+	Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
-	Short: "Co-simulate the RTL against the model's vectors (Verilator, Icarus Verilog), synthesize with Yosys",
+	Short: "Co-simulate the RTL against the model's vectors (Verilator, Icarus Verilog); synthesis, timing and formal proofs",
 	Long: `verify proves the RTL switch stage bit-exact with the reference model. For
 each configuration it generates switch-stage vectors from the model, builds one
 self-checking Verilator testbench holding every configuration (reused while the
@@ -63,44 +67,63 @@ and every combinational input-to-output path); --synth-table writes the table
 README's summary. With --formal it checks the RTL's formal properties
 (docs/rtl.md) with yosys-smtbmc and z3 on the formal configurations, and says
 of each whether it is proved by k-induction or checked to a bounded depth.
---configs none skips the co-simulation (for --synth or --formal alone).
+--configs none skips the co-simulation (for --formal alone).
 
-With --vectors FILE it co-simulates one binary vector file (ibreservoir vectors
---bulk) on the configuration the RTL flags choose, with --lanes egress ports
-and --parts simulator processes, and reports the rate.
+With --vectors FILE it co-simulates one binary vector file, the stage.bin of a
+set that ibreservoir vectors wrote (vectors --bulk for long runs), on the
+configuration its manifest names, with --lanes egress ports and --parts
+simulator processes, and reports the rate. Before simulating it checks the
+set whole: the file's size and SHA-256 against the manifest, the manifest
+against index.json, and the vector count and configuration digest of the
+file's header against the manifest. RTL flags given with --vectors must name
+the file's configuration (else a configuration mismatch); --depth chooses
+the pipeline depth of the RTL.
 
-It exits 1 when any vector mismatches, a reachable coverage bin is missed or
-a formal property fails, and 130 when interrupted. Verilator, Icarus Verilog,
-Yosys, OpenSTA, the OSU library and z3 come from scripts/setup.sh.`,
+Coverage counts, besides the bins, the comparator edges of every generator
+(an output at a rejection or zero bound, an LFSR state at its threshold,
+a shift register's wrap, a spent sender field) the vectors sit on.
+
+It exits 1 when any vector mismatches, a run checks fewer vectors than it
+was given, a reachable coverage bin or comparator edge is missed, or the RTL
+reports a bin Alg. 8 cannot reach, or a formal property fails; 130 when
+interrupted (Ctrl-C), with nothing written. A flag that has no effect in the
+chosen mode is an error. Verilator, Icarus Verilog, Yosys, OpenSTA, the OSU
+library and z3 come from scripts/setup.sh.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		return runVerify(cmd.Context(), cmd.OutOrStdout(), verifyOpts)
+		o := verifyOpts
+		o.given = givenFlags(cmd.Flags())
+		return runVerify(cmd.Context(), cmd.OutOrStdout(), o)
 	},
 }
 
 func init() {
-	fs := verifyCmd.Flags()
-	fs.StringVar(&verifyOpts.Configs, "configs", verifyOpts.Configs,
-		"configurations to co-simulate: all (every hash x generator x count width), flags (the one the RTL flags choose), or comma-separated names like mult0_ideal_c3")
-	fs.StringVar(&verifyOpts.Icarus, "icarus", verifyOpts.Icarus,
-		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
-	fs.StringVar(&verifyOpts.Work, "work", verifyOpts.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
-	fs.Uint64Var(&verifyOpts.Seed, "seed", verifyOpts.Seed, "vector seed")
-	fs.IntVar(&verifyOpts.Random, "random", verifyOpts.Random, "random switch-stage vectors per configuration (after the directed ones)")
-	fs.IntVar(&verifyOpts.IcarusRandom, "icarus-random", verifyOpts.IcarusRandom, "random vectors per Icarus run")
-	fs.IntVar(&verifyOpts.Lanes, "lanes", verifyOpts.Lanes, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
-	fs.IntVar(&verifyOpts.Parts, "parts", verifyOpts.Parts, "Verilator processes per run, each on a range of the vectors")
-	fs.IntVar(&verifyOpts.Stall, "stall", verifyOpts.Stall, "hold the egress ready low one cycle in N (0: never), exercising backpressure")
-	fs.IntVar(&verifyOpts.Gap, "gap", verifyOpts.Gap, "an idle ingress cycle after every N packets (0: never)")
-	fs.IntVar(&verifyOpts.MaxFail, "max-fail", verifyOpts.MaxFail, "mismatches reported in full per run")
-	fs.BoolVar(&verifyOpts.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
-	fs.StringVar(&verifyOpts.SynthTable, "synth-table", "", "with --synth and --configs all, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
-	fs.StringVar(&verifyOpts.SynthReadme, "synth-readme", "", "with --synth and --configs all, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&verifyOpts.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc and z3 on the formal configurations")
-	fs.IntVar(&verifyOpts.FormalDepth, "formal-depth", 0, fmt.Sprintf("with --formal, the bounded-check depth in clocks, %d..%d (default %d)", minFormalDepth, maxFormalDepth, cosim.DefaultFormal.Depth))
-	fs.StringVar(&verifyOpts.Vectors, "vectors", "", "co-simulate this binary vector file on the configuration of the RTL flags")
-	bindRTLFlags(fs, &verifyOpts.Flags)
+	bindVerifyFlags(verifyCmd.Flags(), &verifyOpts)
 	rootCmd.AddCommand(verifyCmd)
+}
+
+// bindVerifyFlags binds the verify command's flags to o.
+func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
+	fs.StringVar(&o.Configs, "configs", o.Configs,
+		"configurations to co-simulate: all (every hash x generator x count width), flags (the one the RTL flags choose), or comma-separated names like mult0_ideal_c3")
+	fs.StringVar(&o.Icarus, "icarus", o.Icarus,
+		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
+	fs.StringVar(&o.Work, "work", o.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "vector seed")
+	cli.IntVar(fs, &o.Random, "random", 0, math.MaxInt, "random switch-stage vectors per configuration (after the directed ones)")
+	cli.IntVar(fs, &o.IcarusRandom, "icarus-random", 0, math.MaxInt, "random vectors per Icarus run")
+	cli.IntVar(fs, &o.Lanes, "lanes", 1, 8, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
+	cli.IntVar(fs, &o.Parts, "parts", 1, math.MaxInt, "Verilator processes per run, each on a range of the vectors")
+	cli.IntVar(fs, &o.Stall, "stall", 0, math.MaxInt, "hold the egress ready low one cycle in N, exercising backpressure: 0 (never) or 2 or more")
+	cli.IntVar(fs, &o.Gap, "gap", 0, math.MaxInt, "an idle ingress cycle after every N packets (0: never)")
+	cli.IntVar(fs, &o.MaxFail, "max-fail", 1, math.MaxInt, "mismatches reported in full per run, 1 or more")
+	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
+	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
+	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc and z3 on the formal configurations")
+	cli.IntVar(fs, &o.FormalDepth, "formal-depth", minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks")
+	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
+	bindRTLFlags(fs, &o.Flags)
 }
 
 // pickConfigs resolves a --configs or --icarus list.
@@ -147,6 +170,47 @@ func pickConfigs(spec string, flags rtlFlags, pool []verilog.Config) ([]verilog.
 	return out, nil
 }
 
+// checkVerifyFlags refuses, before any work, a flag out of range or one that
+// has no effect in the chosen mode.
+func checkVerifyFlags(o verifyOptions) error {
+	for _, f := range []struct {
+		name   string
+		v, min int
+		max    int
+	}{
+		{"lanes", o.Lanes, 1, 8}, {"parts", o.Parts, 1, cosim.MaxParts}, {"max-fail", o.MaxFail, 1, 1 << 30},
+		{"random", o.Random, 0, 1 << 30}, {"icarus-random", o.IcarusRandom, 0, 1 << 30}, {"gap", o.Gap, 0, 1 << 30}, {"stall", o.Stall, 0, 1 << 30},
+	} {
+		if f.v < f.min || f.v > f.max {
+			return fmt.Errorf("--%s %d: give %d..%d", f.name, f.v, f.min, f.max)
+		}
+	}
+	if o.Stall == 1 {
+		return errors.New("--stall 1 holds the egress ready low every cycle, so no word could ever leave: give 0 (never) or 2 or more")
+	}
+	given := func(names ...string) string {
+		for _, n := range names {
+			if o.given[n] {
+				return "--" + n
+			}
+		}
+		return ""
+	}
+	if o.Vectors != "" {
+		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "formal", "formal-depth"); f != "" {
+			return fmt.Errorf("%s has no effect with --vectors, which co-simulates the given file on its own configuration", f)
+		}
+		return nil
+	}
+	if f := given(append(rtlFlagNames, "depth")...); f != "" && o.Configs != "flags" {
+		return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags or the RTL of --vectors", f, o.Configs)
+	}
+	if o.given["icarus-random"] && o.Icarus == "none" {
+		return errors.New("--icarus-random has no effect with --icarus none")
+	}
+	return checkSynthFormalFlags(o)
+}
+
 // Limits of --formal-depth: below the induction depth nothing is proved;
 // above, a run takes hours.
 const (
@@ -154,27 +218,20 @@ const (
 	maxFormalDepth = 200
 )
 
-// checkVerifyFlags refuses, before any work, every synth and formal flag
-// combination that would have no effect or could not be written.
-func checkVerifyFlags(o verifyOptions) error {
-	if o.Vectors != "" {
-		for _, f := range []struct {
-			set  bool
-			name string
-		}{{o.Synth, "--synth"}, {o.SynthTable != "", "--synth-table"}, {o.SynthReadme != "", "--synth-readme"},
-			{o.Formal, "--formal"}, {o.FormalDepth != 0, "--formal-depth"}} {
-			if f.set {
-				return fmt.Errorf("%s has no effect with --vectors (which co-simulates one vector file); run verify %s without --vectors", f.name, f.name)
-			}
-		}
-	}
+// checkSynthFormalFlags refuses, before any work, every synth and formal
+// flag combination that would have no effect or whose output could not be
+// written.
+func checkSynthFormalFlags(o verifyOptions) error {
 	if !o.Synth && (o.SynthTable != "" || o.SynthReadme != "") {
 		return fmt.Errorf("--synth-table and --synth-readme need --synth")
 	}
-	if (o.SynthTable != "" || o.SynthReadme != "") && o.Configs != "all" {
-		return fmt.Errorf("--synth-table and --synth-readme write the table of every configuration: they need --configs all, not %q", o.Configs)
+	if o.Synth && o.Configs == "none" {
+		return fmt.Errorf("--synth synthesizes the configurations of --configs: --configs none leaves none")
 	}
 	if o.SynthTable != "" {
+		if filepath.Ext(o.SynthTable) != ".md" {
+			return fmt.Errorf("--synth-table %s: want a .md file (its JSON goes beside it)", o.SynthTable)
+		}
 		for _, p := range []string{o.SynthTable, cosim.JSONPath(o.SynthTable)} {
 			if st, err := os.Stat(filepath.Dir(p)); err != nil || !st.IsDir() {
 				return fmt.Errorf("--synth-table %s: %s is not a directory", o.SynthTable, filepath.Dir(p))
@@ -183,9 +240,6 @@ func checkVerifyFlags(o verifyOptions) error {
 				return fmt.Errorf("--synth-table %s: %s is a directory", o.SynthTable, p)
 			}
 		}
-		if filepath.Ext(o.SynthTable) != ".md" {
-			return fmt.Errorf("--synth-table %s: want a .md file (its JSON goes beside it)", o.SynthTable)
-		}
 	}
 	if o.SynthReadme != "" {
 		// Refuse a file without the markers now, not after the synthesis.
@@ -193,13 +247,14 @@ func checkVerifyFlags(o verifyOptions) error {
 			return fmt.Errorf("--synth-readme: %w", err)
 		}
 	}
-	if o.FormalDepth != 0 {
-		if !o.Formal {
-			return fmt.Errorf("--formal-depth needs --formal")
-		}
-		if o.FormalDepth < minFormalDepth || o.FormalDepth > maxFormalDepth {
-			return fmt.Errorf("--formal-depth %d: want %d..%d clocks", o.FormalDepth, minFormalDepth, maxFormalDepth)
-		}
+	if o.given["formal-depth"] && !o.Formal {
+		return fmt.Errorf("--formal-depth needs --formal")
+	}
+	if o.Formal && (o.FormalDepth < minFormalDepth || o.FormalDepth > maxFormalDepth) {
+		return fmt.Errorf("--formal-depth %d: give %d..%d clocks", o.FormalDepth, minFormalDepth, maxFormalDepth)
+	}
+	if o.Configs == "none" && !o.Formal {
+		return fmt.Errorf("--configs none without --formal: nothing to verify")
 	}
 	return nil
 }
@@ -207,7 +262,7 @@ func checkVerifyFlags(o verifyOptions) error {
 // interruptedError reports a run that Ctrl-C stopped: exit status 130, and
 // nothing written.
 func interruptedError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		return exitError{130, fmt.Errorf("verify: interrupted (%v); no table or summary was written", ctx.Err())}
 	}
 	return err
@@ -228,12 +283,12 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)
 	}
+	if o.Configs == "flags" {
+		pool = cfgs
+	}
 	icarus, err := pickConfigs(o.Icarus, o.Flags, cfgs)
 	if err != nil {
 		return fmt.Errorf("--icarus: %w", err)
-	}
-	if len(cfgs) == 0 && !o.Synth && !o.Formal {
-		return fmt.Errorf("--configs none with neither --synth nor --formal: nothing to verify")
 	}
 	var synth []verilog.Config
 	if o.Synth {
@@ -256,9 +311,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		for _, e := range cr.Explained {
 			fmt.Fprintln(w, e)
 		}
-		for _, b := range cr.Missing {
-			fmt.Fprintf(w, "coverage hole: %s: %s never hit\n", cr.Config.Name(), b)
-		}
+		printHoles(w, &cr)
 	}
 	failed := 0
 	if o.Formal {
@@ -273,8 +326,81 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	}
 	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %d formal failures, %.1f s\n",
 		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, failed, time.Since(t0).Seconds())
-	if !rep.OK() || failed > 0 {
-		return exitError{1, errors.New("the RTL does not match the model or breaks a formal property (see above)")}
+	switch {
+	case rep.Mismatches > 0:
+		return exitError{1, errors.New("the RTL does not match the model (see the mismatches above)")}
+	case !rep.OK():
+		return exitError{1, errors.New("the vectors do not cover what they must (see the coverage holes above)")}
+	case failed > 0:
+		return exitError{1, fmt.Errorf("%d formal properties failed (see the counterexamples above)", failed)}
+	}
+	return nil
+}
+
+// printHoles lists what a configuration's coverage lacks.
+func printHoles(w io.Writer, cr *cosim.ConfigReport) {
+	for _, b := range cr.Missing {
+		fmt.Fprintf(w, "coverage hole: %s: %s never hit\n", cr.Config.Name(), b)
+	}
+	for _, b := range cr.Outside {
+		fmt.Fprintf(w, "coverage: %s: the RTL reported %s, which Alg. 8 cannot produce\n", cr.Config.Name(), b)
+	}
+	for _, e := range cr.Edges.Missed {
+		fmt.Fprintf(w, "coverage hole: %s: no vector sits on comparator edge %s\n", cr.Config.Name(), e)
+	}
+}
+
+// runVerifyFile co-simulates one binary vector file and reports the rate.
+func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
+	var want *verilog.Config
+	if o.given["hash"] || o.given["generator"] || o.given["count-bits"] || o.given["sender-draws"] || o.given["id"] || o.given["link"] {
+		c, err := o.Flags.config()
+		if err != nil {
+			return err
+		}
+		want = &c
+	}
+	vf, err := cosim.OpenVectorFile(o.Vectors, want, o.Flags.depth)
+	if err != nil {
+		return err
+	}
+	c := vf.Config
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("--depth: %w", err)
+	}
+	m, err := cosim.BuildVerilator(ctx, filepath.Join(o.Work, fmt.Sprintf("verilator-%s-x%d", c.Name(), o.Lanes)), []verilog.Config{c}, o.Lanes)
+	if err != nil {
+		return err
+	}
+	if m.BuildTime > 0 {
+		fmt.Fprintf(w, "verilator: built %s with %d lanes in %.1f s\n", c.Name(), o.Lanes, m.BuildTime.Seconds())
+	}
+	r, err := vf.Run(ctx, m, 0, cosim.RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts})
+	if err != nil {
+		return err
+	}
+	for _, mm := range r.First {
+		fmt.Fprintf(w, "mismatch: vector %d: %s: got %s, want %s\n", mm.Index, mm.What, mm.Got, mm.Want)
+	}
+	cr, err := vf.Coverage(r)
+	if err != nil {
+		return err
+	}
+	if !vf.Manifest.Replay {
+		printHoles(w, cr)
+	}
+	fmt.Fprintf(w, "verilator %s: %d of %d vectors, %d mismatches, %d cycles; coverage %d/%d bins, %d/%d comparator edges; simulation %.3f s (%.2f M vectors/s), whole run %.3f s (%.2f M vectors/s)\n",
+		c.Name(), r.Vectors, vf.Header.Count, r.Mismatches, r.Cycles, cr.Reachable-len(cr.Missing), cr.Reachable, cr.Edges.Hit, cr.Edges.Total,
+		r.SimTime.Seconds(), float64(r.Vectors)/r.SimTime.Seconds()/1e6, r.Wall.Seconds(), float64(r.Vectors)/r.Wall.Seconds()/1e6)
+	if r.Mismatches > 0 {
+		return exitError{1, fmt.Errorf("%d mismatches", r.Mismatches)}
+	}
+	if cr.Holes() > 0 {
+		if vf.Manifest.Replay {
+			fmt.Fprintf(w, "(a replay set of given packets: its coverage is not required)\n")
+			return nil
+		}
+		return exitError{1, fmt.Errorf("%d coverage holes", cr.Holes())}
 	}
 	return nil
 }
@@ -383,33 +509,4 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	}
 	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded to %d clocks, %d failed\n", proved, len(jobs)-proved-failed, opts.Depth, failed)
 	return failed, nil
-}
-
-// runVerifyFile co-simulates one binary vector file and reports the rate.
-func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
-	c, err := o.Flags.config()
-	if err != nil {
-		return err
-	}
-	m, err := cosim.BuildVerilator(ctx, filepath.Join(o.Work, fmt.Sprintf("verilator-%s-x%d", c.Name(), o.Lanes)), []verilog.Config{c}, o.Lanes)
-	if err != nil {
-		return err
-	}
-	if m.BuildTime > 0 {
-		fmt.Fprintf(w, "verilator: built %s with %d lanes in %.1f s\n", c.Name(), o.Lanes, m.BuildTime.Seconds())
-	}
-	r, err := m.Run(ctx, 0, o.Vectors, cosim.RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts})
-	if err != nil {
-		return err
-	}
-	for _, mm := range r.First {
-		fmt.Fprintf(w, "mismatch: vector %d: %s: got %s, want %s\n", mm.Index, mm.What, mm.Got, mm.Want)
-	}
-	fmt.Fprintf(w, "verilator %s: %d vectors, %d mismatches, %d cycles; simulation %.3f s (%.2f M vectors/s), whole run %.3f s (%.2f M vectors/s)\n",
-		c.Name(), r.Vectors, r.Mismatches, r.Cycles, r.SimTime.Seconds(), float64(r.Vectors)/r.SimTime.Seconds()/1e6,
-		r.Wall.Seconds(), float64(r.Vectors)/r.Wall.Seconds()/1e6)
-	if r.Mismatches > 0 {
-		return exitError{1, fmt.Errorf("%d mismatches", r.Mismatches)}
-	}
-	return nil
 }

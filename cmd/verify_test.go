@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"ibreservoir/cosim"
+	"ibreservoir/internal/golden"
 	"ibreservoir/verilog"
 )
 
@@ -30,7 +31,7 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 		t.Errorf("docs/synthesis.md has %d configurations, the RTL matrix %d", len(stats), len(verilog.Matrix()))
 	}
 	table := cosim.SynthesisSummary(stats)
-	if *update {
+	if *golden.Update {
 		if err := cosim.ReadmeSummary.Rewrite("../README.md", table); err != nil {
 			t.Fatal(err)
 		}
@@ -62,16 +63,19 @@ func TestVerifyFlags(t *testing.T) {
 		f    func(*verifyOptions)
 		want string
 	}{
-		{func(o *verifyOptions) { o.Vectors, o.Synth, o.SynthTable = "v.bin", true, table }, "--synth has no effect with --vectors"},
-		{func(o *verifyOptions) { o.Vectors, o.Formal = "v.bin", true }, "--formal has no effect with --vectors"},
+		{func(o *verifyOptions) {
+			o.Vectors, o.Synth, o.SynthTable, o.given = "v.bin", true, table, map[string]bool{"synth": true, "synth-table": true}
+		}, "--synth has no effect with --vectors"},
+		{func(o *verifyOptions) { o.Vectors, o.Formal, o.given = "v.bin", true, map[string]bool{"formal": true} }, "--formal has no effect with --vectors"},
 		{func(o *verifyOptions) { o.SynthTable = table }, "need --synth"},
-		{func(o *verifyOptions) { o.Synth, o.SynthTable, o.Configs = true, table, "mult0_ideal_c3" }, "need --configs all"},
+		{func(o *verifyOptions) { o.Synth, o.Configs = true, "none" }, "--configs none leaves none"},
 		{func(o *verifyOptions) { o.Synth, o.SynthTable = true, filepath.Join(dir, "nodir", "t.md") }, "is not a directory"},
 		{func(o *verifyOptions) { o.Synth, o.SynthTable = true, filepath.Join(dir, "t.txt") }, "want a .md file"},
 		{func(o *verifyOptions) { o.Synth, o.SynthReadme = true, readme }, "markers"},
-		{func(o *verifyOptions) { o.FormalDepth = 30 }, "--formal-depth needs --formal"},
+		{func(o *verifyOptions) { o.FormalDepth, o.given = 30, map[string]bool{"formal-depth": true} }, "--formal-depth needs --formal"},
 		{func(o *verifyOptions) { o.Formal, o.FormalDepth = true, 3 }, "--formal-depth 3"},
 		{func(o *verifyOptions) { o.Configs = "none" }, "nothing to verify"},
+		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalDepth = true, "none", 500 }, "--formal-depth 500"},
 	} {
 		o := verifyOpts
 		o.Work = filepath.Join(dir, "work")

@@ -104,12 +104,18 @@ func ExampleCommands(hex string) string {
 // compiler output fails the run: the RTL and the testbench compile without
 // a warning.
 func RunIcarus(ctx context.Context, dir string, c verilog.Config, hexFile string, n, stall int) (*Result, error) {
-	if _, err := exec.LookPath("iverilog"); err != nil {
-		return nil, fmt.Errorf("cosim: iverilog is not installed (run scripts/setup.sh): %w", err)
-	}
 	files, err := verilog.Files(c)
 	if err != nil {
 		return nil, err
+	}
+	return runIcarusFiles(ctx, dir, c, files, hexFile, n, stall)
+}
+
+// runIcarusFiles is RunIcarus on the given RTL sources (verilog.Files,
+// possibly edited by a test).
+func runIcarusFiles(ctx context.Context, dir string, c verilog.Config, files []verilog.File, hexFile string, n, stall int) (*Result, error) {
+	if _, err := exec.LookPath("iverilog"); err != nil {
+		return nil, fmt.Errorf("cosim: iverilog is not installed (run scripts/setup.sh): %w", err)
 	}
 	tb, err := Example(c)
 	if err != nil {

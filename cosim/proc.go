@@ -2,43 +2,22 @@ package cosim
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os/exec"
-	"syscall"
-	"time"
+
+	"ibreservoir/internal/proc"
 )
 
-// toolCommand is exec.CommandContext for the HDL tools, which start
-// children of their own (iverilog runs ivlpp and ivl, Verilator make and the
-// C++ compiler, Yosys ABC, yosys-smtbmc the solver): the tool runs in its own
-// process group, and when ctx ends (Ctrl-C) the whole group is killed, so no
-// child outlives the run.
+// toolCommand starts a tool in its own process group, killed whole when ctx
+// ends (proc.Command).
 func toolCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
+	return proc.Command(ctx, name, args...)
 }
 
-// interrupted turns the error of a tool run that ctx ended into ctx's own
-// error (context.Canceled on Ctrl-C), so that an interrupt is reported as an
-// interrupt rather than as the tool failing.
+// interrupted reports a tool run that ctx ended as ctx's error (proc.Stopped).
 func interrupted(ctx context.Context, tool string, err error) error {
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("cosim: %s stopped: %w", tool, ctx.Err())
-	}
-	return err
+	return proc.Stopped(ctx, "cosim: "+tool, err)
 }
 
 // Interrupted reports whether err comes from a run that was interrupted
 // (its context cancelled).
-func Interrupted(err error) bool {
-	return errors.Is(err, context.Canceled)
-}
+func Interrupted(err error) bool { return proc.Interrupted(err) }

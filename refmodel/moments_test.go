@@ -100,10 +100,10 @@ func runScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uin
 				tl.Add(s)
 			}
 		}
-		tl.Flush()
-		w.add(float64(tl.Counts[0]))
-		cg.add(float64(tl.Congested[0]))
-		diff.add(float64(tl.Counts[0] - tl.Congested[0]))
+		tw, tc := tl.Count(0)
+		w.add(float64(tw))
+		cg.add(float64(tc))
+		diff.add(float64(tw - tc))
 	}
 	return w, cg, diff
 }

@@ -316,7 +316,8 @@ func paths(dir string, names []string) []string {
 }
 
 // TestParameterChecks: a parameter outside its range stops elaboration with
-// the module's message, in Verilator and in Icarus Verilog.
+// the module's message, as every module's header promises, in Verilator and
+// in Icarus Verilog.
 func TestParameterChecks(t *testing.T) {
 	needTool(t, "verilator")
 	needTool(t, "iverilog")
