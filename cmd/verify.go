@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -448,65 +447,24 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		return 0, err
 	}
 	opts := cosim.DefaultFormal
-	if o.FormalDepth != 0 {
-		opts.Depth = o.FormalDepth
-	}
-	type job struct {
-		c verilog.Config
-		p cosim.Property
-	}
-	var jobs []job
-	for _, c := range cosim.FormalConfigs() {
-		for _, p := range cosim.Properties {
-			jobs = append(jobs, job{c, p})
-		}
-	}
+	opts.Depth = o.FormalDepth
+	cfgs := cosim.FormalConfigs()
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, bounded depth %d, k-induction k=%d\n",
-		len(cosim.Properties), len(cosim.FormalConfigs()), opts.Depth, opts.Induction)
-	results := make([]*cosim.FormalResult, len(jobs))
-	errs := make([]error, len(jobs))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(2, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				dir := filepath.Join(o.Work, "formal", j.c.Name(), j.p.ID)
-				results[i], errs[i] = cosim.CheckProperty(ctx, dir, lib, j.c, j.p, opts)
-				if errs[i] == nil {
-					mu.Lock()
-					r := results[i]
-					fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds())
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return 0, ctx.Err()
+		len(cosim.Properties), len(cfgs), opts.Depth, opts.Induction)
+	results, err := cosim.CheckAll(ctx, filepath.Join(o.Work, "formal"), lib, cfgs, cosim.Properties, opts, 2, func(r *cosim.FormalResult) {
+		fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds())
+	})
+	if err != nil {
+		return 0, err
 	}
 	failed, proved := 0, 0
-	for i, err := range errs {
-		if err != nil {
-			return 0, err
-		}
-		if results[i].Failed {
+	for _, r := range results {
+		if r.Failed {
 			failed++
-		} else if results[i].Proved {
+		} else if r.Proved {
 			proved++
 		}
 	}
-	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded to %d clocks, %d failed\n", proved, len(jobs)-proved-failed, opts.Depth, failed)
+	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded to %d clocks, %d failed\n", proved, len(results)-proved-failed, opts.Depth, failed)
 	return failed, nil
 }

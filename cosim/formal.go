@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -120,7 +119,7 @@ func (r *FormalResult) Status() string {
 
 var (
 	reAssertFailed = regexp.MustCompile(`Assert failed in \S+: (\S+)`)
-	reFailedStep   = regexp.MustCompile(`in step (\d+)`)
+	reFailedStep   = regexp.MustCompile(`Checking assertions in step (\d+)`)
 	reReached      = regexp.MustCompile(`Reached cover statement`)
 	reUnreached    = regexp.MustCompile(`Unreached cover statement at (\S+)`)
 )
@@ -147,15 +146,9 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		return nil, err
 	}
 	files := append(append([]verilog.File{}, lib...), verilog.File{Name: c.Module() + ".sv", Data: w})
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	srcs, err := writeSources(dir, files)
+	if err != nil {
 		return nil, err
-	}
-	if _, err := verilog.Write(dir, files); err != nil {
-		return nil, err
-	}
-	var srcs []string
-	for _, n := range verilog.Sources(files) {
-		srcs = append(srcs, filepath.Join(dir, n))
 	}
 	cut := p.Cut
 	if c.Generator == refmodel.GeneratorSender {
@@ -208,8 +201,9 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		if m := reAssertFailed.FindStringSubmatch(out); m != nil {
 			r.Where = filepath.Base(m[1])
 		}
-		if m := reFailedStep.FindStringSubmatch(out); m != nil {
-			r.Step, _ = strconv.Atoi(m[1])
+		// The failing step is the last one whose assertions were checked.
+		if ms := reFailedStep.FindAllStringSubmatch(out, -1); ms != nil {
+			r.Step, _ = strconv.Atoi(ms[len(ms)-1][1])
 		}
 		r.Time = time.Since(t0)
 		return r, nil
@@ -247,4 +241,25 @@ func runTool(ctx context.Context, dir, name string, args ...string) (string, err
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := interrupted(ctx, name, cmd.Run())
 	return out.String(), err
+}
+
+// CheckAll checks every property on every configuration, workers at a time,
+// each in its own directory under dir, and returns the results in that order
+// (configuration-major); log (may be nil) gets each result as it ends.
+func CheckAll(ctx context.Context, dir string, lib []verilog.File, cfgs []verilog.Config, props []Property, o FormalOptions,
+	workers int, log func(*FormalResult)) ([]*FormalResult, error) {
+	results := make([]*FormalResult, len(cfgs)*len(props))
+	job := func(i int) (err error) {
+		c, p := cfgs[i/len(props)], props[i%len(props)]
+		results[i], err = CheckProperty(ctx, filepath.Join(dir, c.Name(), p.ID), lib, c, p, o)
+		return err
+	}
+	var done func(int)
+	if log != nil {
+		done = func(i int) { log(results[i]) }
+	}
+	if err := runAll(ctx, "formal check", len(results), workers, job, done); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
