@@ -105,7 +105,9 @@ func TestSynthesisPage(t *testing.T) {
 		t.Errorf("docs/synthesis.md has %d configurations, the matrix %d", len(rows), len(verilog.Matrix()))
 	}
 	for _, r := range rows {
-		r.Cell.LibraryTag = pageTools.Library
+		if r.Cell != nil {
+			r.Cell.LibraryTag = pageTools.Library
+		}
 	}
 	js, err := SynthesisJSON(rows)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"ibreservoir/refmodel"
@@ -97,15 +96,9 @@ func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats,
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	srcs, err := writeSources(dir, files)
+	if err != nil {
 		return nil, err
-	}
-	if _, err := verilog.Write(dir, files); err != nil {
-		return nil, err
-	}
-	var srcs []string
-	for _, n := range verilog.Sources(files) {
-		srcs = append(srcs, filepath.Join(dir, n))
 	}
 	t0 := time.Now()
 	cmd := toolCommand(ctx, "yosys", "-q", "-p", SynthesisScript(srcs, c.Module(), lib.Path, dir))
@@ -117,16 +110,30 @@ func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats,
 		}
 		return nil, fmt.Errorf("cosim: yosys synthesis of %s failed: %w\n%s", c.Module(), err, tail(out.String(), 40))
 	}
-	s := &SynthStats{Config: c.Name(), Hash: c.Hash.Kind.String(), Generator: c.Generator, ByType: map[string]int{}}
-	if c.Generator == refmodel.GeneratorSender {
-		s.Field, s.SenderL = fmt.Sprintf("hop_rand %d bits (L=%d)", c.SenderL+1, c.SenderL), c.SenderL
-	} else {
-		s.Field, s.CountBits = fmt.Sprintf("hop_count %d bits", c.CountBits), c.CountBits
+	s, err := readGeneric(dir, c)
+	if err != nil {
+		return nil, err
 	}
 	for _, l := range strings.Split(out.String(), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(l), "Warning:") {
 			s.Warnings = append(s.Warnings, strings.TrimSpace(l))
 		}
+	}
+	if s.Cell, err = readMapped(ctx, dir, c, lib); err != nil {
+		return nil, err
+	}
+	s.Time = time.Since(t0)
+	return s, nil
+}
+
+// readGeneric reads the generic synthesis statistics of configuration c
+// that Yosys wrote in dir (stat.json).
+func readGeneric(dir string, c verilog.Config) (*SynthStats, error) {
+	s := &SynthStats{Config: c.Name(), Hash: c.Hash.Kind.String(), Generator: c.Generator, ByType: map[string]int{}}
+	if c.Generator == refmodel.GeneratorSender {
+		s.Field, s.SenderL = fmt.Sprintf("hop_rand %d bits (L=%d)", c.SenderL+1, c.SenderL), c.SenderL
+	} else {
+		s.Field, s.CountBits = fmt.Sprintf("hop_count %d bits", c.CountBits), c.CountBits
 	}
 	generic, err := readStat(filepath.Join(dir, "stat.json"), c.Module())
 	if err != nil {
@@ -139,6 +146,12 @@ func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats,
 			s.FlipFlops += n
 		}
 	}
+	return s, nil
+}
+
+// readMapped reads the standard-cell statistics of configuration c that
+// Yosys wrote in dir (cells.json, netlist.v) and times the netlist.
+func readMapped(ctx context.Context, dir string, c verilog.Config, lib *Library) (*CellStats, error) {
 	mapped, err := readStat(filepath.Join(dir, "cells.json"), c.Module())
 	if err != nil {
 		return nil, err
@@ -158,50 +171,24 @@ func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats,
 	if cs.Timing, err = TimeNetlist(ctx, dir, cs.Netlist, c.Module(), lib); err != nil {
 		return nil, err
 	}
-	s.Cell = cs
-	s.Time = time.Since(t0)
-	return s, nil
+	return cs, nil
 }
 
 // SynthesizeAll synthesizes cfgs, workers at a time (each Yosys run is one
 // process), each in its own directory under dir, and returns the statistics
 // in cfgs' order; log (may be nil) gets a line per configuration as it ends.
 func SynthesizeAll(ctx context.Context, dir string, cfgs []verilog.Config, workers int, log func(*SynthStats)) ([]*SynthStats, error) {
-	workers = max(1, min(workers, len(cfgs)))
 	stats := make([]*SynthStats, len(cfgs))
-	errs := make([]error, len(cfgs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				stats[i], errs[i] = Synthesize(ctx, filepath.Join(dir, cfgs[i].Name()), cfgs[i])
-				if errs[i] == nil && log != nil {
-					mu.Lock()
-					log(stats[i])
-					mu.Unlock()
-				}
-			}
-		}()
+	job := func(i int) (err error) {
+		stats[i], err = Synthesize(ctx, filepath.Join(dir, cfgs[i].Name()), cfgs[i])
+		return err
 	}
-	for i := range cfgs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
+	var done func(int)
+	if log != nil {
+		done = func(i int) { log(stats[i]) }
 	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("cosim: synthesis stopped: %w", ctx.Err())
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := runAll(ctx, "synthesis", len(cfgs), workers, job, done); err != nil {
+		return nil, err
 	}
 	return stats, nil
 }
