@@ -79,8 +79,13 @@ func (b *Build) Run(ctx context.Context, what string) (time.Duration, error) {
 	}
 	args := append([]string{}, b.Flags...)
 	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", filepath.Base(b.Binary()))
+	// Headers (.h, .svh) are included from the source directory; the file
+	// list (.f) is for other tools.
+	args = append(args, "-I"+b.Src())
 	for _, f := range b.Files {
-		if !strings.HasSuffix(f.Name, ".h") {
+		switch filepath.Ext(f.Name) {
+		case ".h", ".svh", ".f":
+		default:
 			args = append(args, filepath.Join(b.Src(), f.Name))
 		}
 	}
