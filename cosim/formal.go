@@ -141,6 +141,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	if o.Depth < 2 || o.Induction < 1 || o.Induction > o.Depth {
 		return nil, fmt.Errorf("cosim: formal depth %d, induction %d: want depth >= 2 and 1 <= induction <= depth", o.Depth, o.Induction)
 	}
+	// The tools run in dir, so every path they are given is absolute.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
 	w, err := verilog.Wrapper(c)
 	if err != nil {
 		return nil, err
