@@ -3,6 +3,7 @@ package refmodel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -76,16 +77,48 @@ type Tally struct {
 	scheme  header.Scheme
 	hash    hash.Func
 	hasForm bool // the hash has a hash.Form (all but SipHash)
+	quad    bool // its Forms over d have A != 0 (the double hash)
 	generic bool
-	recs    []uint64
 	sum1    int64 // batch weights not yet added to every link
 	sum2    int64
-	congQ   []Sample // samples waiting for the kernel
+
+	// Records waiting for the kernels (refmodel/internal/kernel): the sign
+	// contract's, by the outputs they charge (signHops: Counts; signBoth:
+	// Counts and Congested; signCongs: Congested), and the Form contract's.
+	sign  [3]signBatch
+	recs  []uint64 // Form records for (Counts, Congested)
+	congQ []Sample // tworeservoir samples whose congested reservoir takes a Form record
 }
 
-// batchSize bounds the records the kernel walks per block of links, so that
-// they stay in the first-level cache (32 bytes each: 8 KiB).
-const batchSize = 256
+// The sign batches, by the outputs their records charge.
+const (
+	signHops  = 0
+	signBoth  = 1
+	signCongs = 2
+)
+
+// A signBatch is the records of one Sign call.
+type signBatch struct{ recs []uint32 }
+
+// batchSize bounds the records the kernels walk per call, so that they stay
+// in the first-level cache (32 bytes each: 8 KiB for the Form kernel; 16
+// bytes each for the sign kernel, which takes twice as many: 8 KiB).
+const (
+	batchSize     = 256
+	signBatchSize = 2 * batchSize
+)
+
+// maxSignWeight is the largest weight the kernels take. A sign batch's
+// charges, 2*w each, then sum to at most signBatchSize*2*maxSignWeight <
+// 2^31, within the kernel's 32-bit lanes; a hop count is at most 2^16-1.
+// A heavier sample takes the reference path.
+const maxSignWeight = 1<<21 - 1
+
+func init() {
+	if signBatchSize*2*maxSignWeight > kernel.MaxSignSum {
+		panic("refmodel: a sign batch of the heaviest samples overflows the kernel's lanes")
+	}
+}
 
 // NewTally returns an empty tally for the one-bit schemes' decode over set.
 func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
@@ -100,14 +133,21 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 		return nil, err
 	}
 	n := len(ds)
-	return &Tally{
+	t := &Tally{
 		Set: set, D: ds, Counts: make([]int64, n), Congested: make([]int64, n),
 		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash, hasForm: hasForm(m.cfg.Hash),
 		recs: make([]uint64, 0, batchSize*kernel.RecWords),
-	}, nil
+	}
+	if f, ok := m.cfg.Hash.FormD(1); ok {
+		t.quad = f.A != 0
+	}
+	for i := range t.sign {
+		t.sign[i].recs = make([]uint32, 0, signBatchSize*kernel.SignRecWords)
+	}
+	return t, nil
 }
 
-// UseGeneric makes the tally use the plain-Go kernel, for comparisons.
+// UseGeneric makes the tally use the plain-Go kernels, for comparisons.
 func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 
 // Add decodes one packet (Alg. 7 or 9). Packets are batched; Flush (called by
@@ -119,10 +159,12 @@ func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 // counts as Alg. 9's; the congested counts follow the congested reservoir's
 // own bit and weight.
 //
-// SipHash has no hash.Form and takes the reference path, link by link.
+// A hash whose Form over d has a one-bit mask (every hash but the CRCs and
+// SipHash) takes the sign kernel, the CRCs the Form kernel; SipHash has no
+// Form and takes the reference path, link by link.
 func (t *Tally) Add(s Sample) {
 	t.Packets++
-	if !t.hasForm {
+	if !t.hasForm || uint(s.HopCount) > maxSignWeight || uint(s.CongCount) > maxSignWeight {
 		t.addReference(s)
 		return
 	}
@@ -130,21 +172,45 @@ func (t *Tally) Add(s Sample) {
 	w := int64(s.HopCount)
 	switch t.scheme {
 	case header.OneReservoir:
-		cw := int64(0)
-		if s.CongBit == 1 {
-			cw = w
+		if w == 0 {
+			return // an empty reservoir adds nothing (Alg. 9)
 		}
+		// c is 1 when the congested count follows the match: the record
+		// goes to signBoth (1) rather than signHops (0), without a branch.
+		c := int64(b2i(s.CongBit == 1))
+		if b, a, ok := signForm(f, t.quad); ok {
+			sw := signOf(f.C^uint32(s.HopBit)) * w
+			t.sum1 += sw
+			t.sum2 += sw * c
+			t.pushSign(&t.sign[c], b, a, sw, sw*c)
+			return
+		}
+		cw := w * c
 		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, cw))
 		t.sum1 += w
 		t.sum2 += cw
 	case header.TwoReservoir:
+		cw := int64(s.CongCount)
+		if b, a, ok := signForm(f, t.quad); ok {
+			if w > 0 {
+				sg := signOf(f.C ^ uint32(s.HopBit))
+				t.sum1 += sg * w
+				t.pushSign(&t.sign[signHops], b, a, sg*w, 0)
+			}
+			if cw > 0 {
+				sg := signOf(f.C ^ uint32(s.CongBit))
+				t.sum2 += sg * cw
+				t.pushSign(&t.sign[signCongs], b, a, sg*cw, 0)
+			}
+			return
+		}
 		// The congested reservoir is charged through a record whose first
 		// weight goes to out2: push it with the weights swapped and apply
 		// the batch's records to (Congested, Counts). Two batches keep the
 		// two kinds apart.
 		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, 0))
 		t.sum1 += w
-		if cw := int64(s.CongCount); cw > 0 {
+		if cw > 0 {
 			t.congQ = append(t.congQ, s)
 			t.sum2 += cw
 		}
@@ -152,6 +218,65 @@ func (t *Tally) Add(s Sample) {
 	if len(t.recs) == cap(t.recs) {
 		t.flushRecs()
 	}
+}
+
+// signForm returns the sign contract's B' and A' of a Form whose mask has at
+// most one bit (bit k of a product is bit 31 of the product shifted left by
+// 31-k); ok is false for a wider mask.
+func signForm(f hash.Form, quad bool) (b, a uint32, ok bool) {
+	if f.Mask&(f.Mask-1) != 0 {
+		return 0, 0, false
+	}
+	if f.Mask == 0 {
+		return 0, 0, true // parity over nothing: the constant C
+	}
+	sh := uint(bits.LeadingZeros32(f.Mask))
+	b, a = f.B<<sh, f.A<<sh
+	if !quad {
+		a = 0
+	}
+	return b, a, true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// signOf is (-1)^x for a bit x.
+func signOf(x uint32) int64 { return 1 - 2*int64(x&1) }
+
+// pushSign queues one sign record charging -2*s1 (and -2*s2) where the sign
+// bit is set; the caller has added s1 (s2) to the batch's constant part.
+func (t *Tally) pushSign(q *signBatch, b, a uint32, s1, s2 int64) {
+	i := len(q.recs)
+	q.recs = q.recs[:i+kernel.SignRecWords]
+	r := q.recs[i : i+kernel.SignRecWords : i+kernel.SignRecWords]
+	r[0], r[1], r[2], r[3] = b, a, uint32(-2*s1), uint32(-2*s2)
+	if len(q.recs) == cap(q.recs) {
+		t.flushSign(q)
+	}
+}
+
+func (t *Tally) flushSign(q *signBatch) {
+	if len(q.recs) == 0 {
+		return
+	}
+	out1, out2 := t.Counts, t.Congested
+	switch q {
+	case &t.sign[signHops]:
+		out2 = nil
+	case &t.sign[signCongs]:
+		out1, out2 = t.Congested, nil
+	}
+	if t.generic {
+		kernel.SignGeneric(t.D, q.recs, out1, out2, t.quad)
+	} else {
+		kernel.Sign(t.D, q.recs, out1, out2, t.quad)
+	}
+	q.recs = q.recs[:0]
 }
 
 func (t *Tally) push(r [kernel.RecWords]uint64) { t.recs = append(t.recs, r[:]...) }
@@ -183,6 +308,9 @@ func (t *Tally) flushRecs() {
 // Flush completes the batched packets.
 func (t *Tally) Flush() {
 	t.flushRecs()
+	for i := range t.sign {
+		t.flushSign(&t.sign[i])
+	}
 	if t.sum1 != 0 || t.sum2 != 0 {
 		for j := range t.Counts {
 			t.Counts[j] += t.sum1

@@ -111,6 +111,165 @@ func TestMismatchPanicsOnShortOutput(t *testing.T) {
 	Mismatch(make([]uint32, 4), nil, make([]int64, 3), make([]int64, 4))
 }
 
+func randSignRecs(r *rand.Rand, n int, quad, edge bool) []uint32 {
+	var recs []uint32
+	for range n {
+		b, a := r.Uint32(), uint32(0)
+		if quad {
+			a = r.Uint32()
+		}
+		w1, w2 := int32(r.IntN(1<<17)-1<<16), int32(r.IntN(1<<17)-1<<16)
+		if edge {
+			switch r.IntN(6) {
+			case 0:
+				a, b = 0, 0 // an empty mask, or id 0
+			case 1:
+				b = 1 << 31
+			case 2:
+				w1, w2 = -1<<16, 1<<16 // the largest weights of a 16-bit count
+			case 3:
+				w2 = 0
+			}
+		}
+		rec := SignRec(b, a, w1, w2)
+		recs = append(recs, rec[:]...)
+	}
+	return recs
+}
+
+// TestSignFastMatchesGeneric runs the AVX-512 sign kernel and its reference
+// on the same inputs: link counts straddling every multiple of the 16-lane
+// block and the 64-link group, one output and two, with and without d*d,
+// random prefilled outputs one element longer than ds.
+func TestSignFastMatchesGeneric(t *testing.T) {
+	if !FastPath() {
+		t.Skip("no AVX-512 kernel on this CPU (or IBRESERVOIR_GENERIC=1)")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	sizes := []int{1, 2, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 80, 96, 111, 112, 127, 128, 129, 192, 401, 1000}
+	for _, nd := range sizes {
+		for _, np := range []int{0, 1, 2, 3, 17, 255} {
+			for _, shape := range []struct{ quad, two, edge bool }{{false, true, false}, {false, false, true}, {true, true, true}, {true, false, false}, {false, true, true}} {
+				ds := make([]uint32, nd)
+				for i := range ds {
+					ds[i] = r.Uint32()
+					if shape.edge && i%5 == 0 {
+						ds[i] = []uint32{0, 1, 509, 0xFFFFFFFF, 1 << 31}[i/5%5]
+					}
+				}
+				recs := randSignRecs(r, np, shape.quad, shape.edge)
+				base1 := make([]int64, nd+1)
+				base2 := make([]int64, nd+1)
+				for i := range base1 {
+					base1[i], base2[i] = r.Int64N(1<<40)-1<<39, r.Int64N(1<<40)-1<<39
+				}
+				g1, g2 := slices.Clone(base1), slices.Clone(base2)
+				f1, f2 := slices.Clone(base1), slices.Clone(base2)
+				o2g, o2f := g2[:nd], f2[:nd]
+				if !shape.two {
+					o2g, o2f = nil, nil
+				}
+				signGeneric(ds, recs, g1[:nd], o2g, shape.quad)
+				signAVX512(ds, recs, f1[:nd], o2f, shape.quad)
+				if !slices.Equal(g1, f1) || !slices.Equal(g2, f2) {
+					for j := range nd + 1 {
+						if g1[j] != f1[j] || g2[j] != f2[j] {
+							t.Fatalf("%d links, %d packets, %+v: link %d (d=%#x): generic (%d, %d), avx512 (%d, %d)",
+								nd, np, shape, j, append(ds, 0)[j], g1[j], g2[j], f1[j], f2[j])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSignGenericContract checks the sign reference against Hmult0 written
+// out: a record for id 5 (B' = 1846571429*5) charges w1 and w2 exactly where
+// bit31(1846571429*5*d) is 1, and a record whose mask is bit 0 (the parity
+// hash of an odd id, B' = 1<<31) exactly at the odd d.
+func TestSignGenericContract(t *testing.T) {
+	ds := []uint32{509, 33277, 1<<15 + 2<<9 + 509, 6, 7}
+	c := uint32(1846571429)
+	for _, tc := range []struct {
+		b   uint32
+		bit func(d uint32) uint32
+	}{{c * 5, func(d uint32) uint32 { return c * 5 * d >> 31 }}, {1 << 31, func(d uint32) uint32 { return d & 1 }}} {
+		rec := SignRec(tc.b, 0, -6, 4)
+		out1, out2 := make([]int64, len(ds)), make([]int64, len(ds))
+		SignGeneric(ds, rec[:], out1, out2, false)
+		for j, d := range ds {
+			want1, want2 := int64(0), int64(0)
+			if tc.bit(d) == 1 {
+				want1, want2 = -6, 4
+			}
+			if out1[j] != want1 || out2[j] != want2 {
+				t.Errorf("B'=%#x d=%d: outputs (%d, %d), want (%d, %d)", tc.b, d, out1[j], out2[j], want1, want2)
+			}
+		}
+	}
+}
+
+// Sign refuses a call whose weights could overflow its 32-bit lanes, and a
+// record with A' != 0 when quad is false.
+func TestSignRefusesOverflow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		recs []uint32
+		quad bool
+	}{
+		{"overflow", []uint32{1, 0, math.MaxInt32, 0, 1, 0, 1, 0}, false},
+		{"A' without quad", []uint32{1, 7, 1, 0}, false},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", tc.name)
+				}
+			}()
+			Sign(make([]uint32, 4), tc.recs, make([]int64, 4), make([]int64, 4), tc.quad)
+		}()
+	}
+}
+
+func BenchmarkSign(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	ds := make([]uint32, 401)
+	for i := range ds {
+		ds[i] = r.Uint32()
+	}
+	recs := randSignRecs(r, 256, false, false)
+	out1, out2 := make([]int64, len(ds)), make([]int64, len(ds))
+	for _, k := range []struct {
+		name string
+		f    func([]uint32, []uint32, []int64, []int64, bool)
+		ok   bool
+	}{{"generic", signGeneric, true}, {"avx512", signAVX512, FastPath()}} {
+		for _, two := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/links=401/outputs=%d", k.name, 1+b2i(two)), func(b *testing.B) {
+				if !k.ok {
+					b.Skip("no fast path")
+				}
+				o2 := out2
+				if !two {
+					o2 = nil
+				}
+				for b.Loop() {
+					k.f(ds, recs, out1, o2, false)
+				}
+				b.ReportMetric(float64(b.N)*256/b.Elapsed().Seconds(), "pkts/s")
+			})
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func BenchmarkMismatch(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	ds := make([]uint32, 401)

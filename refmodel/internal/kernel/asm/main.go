@@ -1,11 +1,12 @@
-// Command asm generates mismatch_amd64.s, the AVX-512 form of the decode
-// kernel's contract (see package kernel): run by go generate in the package
+// Command asm generates avx512_amd64.s, the AVX-512 forms of the decode
+// kernels' contracts (see package kernel): run by go generate in the package
 // directory. It exits non-zero when generation fails.
 //
-// Registers: sixteen candidate links per block, d in Z0 and d*d in Z1 (32-bit
-// lanes); the block's mismatch sums in Z2/Z3 (out1, links 0-7 and 8-15, 64-bit
-// lanes) and Z4/Z5 (out2). Per packet record, with its words broadcast from
-// memory:
+// # mismatchAVX512 (any hash.Form)
+//
+// Sixteen candidate links per block, d in Z0 and d*d in Z1 (32-bit lanes); the
+// block's mismatch sums in Z2/Z3 (out1, links 0-7 and 8-15, 64-bit lanes) and
+// Z4/Z5 (out2). Per packet record, with its words broadcast from memory:
 //
 //	Z6 = B*d + A*d*d            VPMULLD.BCST x2, VPADDD
 //	Z6 = popcount(Z6 & Mask)    VPANDD.BCST, VPOPCNTD
@@ -14,9 +15,29 @@
 //
 // The last block's lanes past len(ds) load d = 0 (zeroing-masked load) and are
 // never stored (K1, K2); masked loads past the end of a slice do not fault.
+//
+// # signAVX512 (the forms whose mask is one bit, shifted to bit 31)
+//
+// Up to four blocks of sixteen links (a group of 64) stay in registers while
+// every record of the call streams past them: d in Z0-Z3, d*d in Z4-Z7 (only
+// when quad), the 32-bit sums in Z8-Z11 (out1) and Z12-Z15 (out2). Per record
+// and block:
+//
+//	Z16 = B*d (+ A*d*d)         VPMULLD.BCST (x2 and VPADDD when quad)
+//	K   = sign bits of Z16      VPMOVD2M
+//	sums += w1 (w2) under K     VPADDD.BCST with merge masking
+//
+// that is one multiply, one sign extraction and one or two masked adds per
+// sixteen (packet, link) pairs. After the records, each block's sums are
+// sign-extended to 64 bits and added to out1 (out2) under the block's lane
+// mask. The inner loop is written out for every number of live blocks (1-4),
+// with and without d*d, with one output or two: sixteen loops, one per shape,
+// so that no lane of a dead block and no unused output costs an instruction.
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -24,8 +45,14 @@ import (
 
 func main() {
 	ConstraintExpr("amd64")
+	mismatch()
+	sign()
+	Generate()
+}
+
+func mismatch() {
 	TEXT("mismatchAVX512", NOSPLIT, "func(ds []uint32, recs []uint64, out1, out2 []int64)")
-	Doc("mismatchAVX512 is the AVX-512 kernel of the decode contract (kernel.go).",
+	Doc("mismatchAVX512 is the AVX-512 kernel of the Form contract (kernel.go).",
 		"It needs AVX-512 F, VL, BW and VPOPCNTDQ, and BMI2.")
 	dsPtr := Load(Param("ds").Base(), GP64())
 	nd := Load(Param("ds").Len(), GP64())
@@ -106,5 +133,163 @@ func main() {
 	Label("done")
 	VZEROUPPER()
 	RET()
-	Generate()
+}
+
+// Registers of signAVX512, by block b = 0..3.
+var (
+	zD   = []VecPhysical{Z0, Z1, Z2, Z3}
+	zDD  = []VecPhysical{Z4, Z5, Z6, Z7}
+	zO1  = []VecPhysical{Z8, Z9, Z10, Z11}
+	zO2  = []VecPhysical{Z12, Z13, Z14, Z15}
+	zT   = []VecPhysical{Z16, Z17, Z18, Z19}
+	zU   = []VecPhysical{Z20, Z21, Z22, Z23}
+	kSgn = []Op{K1, K2, K3, K4}
+)
+
+func sign() {
+	TEXT("signAVX512", NOSPLIT, "func(ds []uint32, recs []uint32, out1, out2 []int64, quad bool)")
+	Doc("signAVX512 is the AVX-512 kernel of the sign contract (kernel.go).",
+		"It needs AVX-512 F, VL, BW and DQ, and BMI2.")
+	dsPtr := Load(Param("ds").Base(), GP64())
+	nd := Load(Param("ds").Len(), GP64())
+	recs := Load(Param("recs").Base(), GP64())
+	nw := Load(Param("recs").Len(), GP64())
+	o1 := Load(Param("out1").Base(), GP64())
+	o2 := Load(Param("out2").Base(), GP64())
+	n2 := Load(Param("out2").Len(), GP64())
+	quad := Load(Param("quad"), GP8())
+
+	Comment("recEnd = recs + 4*len(recs)")
+	recEnd := GP64()
+	LEAQ(Mem{Base: recs, Index: nw, Scale: 4}, recEnd)
+
+	j := GP64()
+	XORQ(j, j)
+	Label("group")
+	CMPQ(j, nd)
+	JAE(LabelRef("done"))
+
+	Comment("rem = len(ds) - j: the group's live links (more than 48: four blocks)")
+	rem := GP64()
+	MOVQ(nd, rem)
+	SUBQ(j, rem)
+
+	Comment("Load the group's d (zero past the end: a zero product has no sign bit) and clear the sums")
+	for b := range 4 {
+		k := GP32()
+		lanes(rem, k, b)
+		KMOVW(k, K5)
+		VMOVDQU32_Z(Mem{Base: dsPtr, Index: j, Scale: 4, Disp: 64 * b}, K5, zD[b])
+		VPMULLD(zD[b], zD[b], zDD[b])
+		VPXORD(zO1[b], zO1[b], zO1[b])
+		VPXORD(zO2[b], zO2[b], zO2[b])
+	}
+
+	Comment("Dispatch on the shape: live blocks (1-4), quad, two outputs")
+	nb := GP64()
+	MOVQ(rem, nb)
+	ADDQ(U8(15), nb)
+	SHRQ(U8(4), nb)
+	CMPQ(nb, U8(4))
+	JBE(LabelRef("nbok"))
+	MOVQ(U32(4), nb)
+	Label("nbok")
+	Comment("shape = (nb-1) | quad<<2 | (len(out2) > 0)<<3")
+	shape := GP64()
+	LEAQ(Mem{Base: nb, Disp: -1}, shape)
+	q := GP64()
+	MOVBQZX(quad, q)
+	SHLQ(U8(2), q)
+	ORQ(q, shape)
+	two := GP64()
+	XORQ(two, two)
+	TESTQ(n2, n2)
+	SETNE(two.As8())
+	SHLQ(U8(3), two)
+	ORQ(two, shape)
+
+	p := GP64()
+	for s := range 16 {
+		CMPQ(shape, U8(s))
+		JE(LabelRef(fmt.Sprintf("shape%d", s)))
+	}
+	for s := range 16 {
+		blocks, isQuad, isTwo := s&3+1, s&4 != 0, s&8 != 0
+		Label(fmt.Sprintf("shape%d", s))
+		Comment(fmt.Sprintf("%d blocks, quad %t, two outputs %t", blocks, isQuad, isTwo))
+		MOVQ(recs, p)
+		loop := fmt.Sprintf("rec%d", s)
+		Label(loop)
+		CMPQ(p, recEnd)
+		JAE(LabelRef("store"))
+		for b := range blocks {
+			VPMULLD_BCST(Mem{Base: p, Disp: 0}, zD[b], zT[b]) // B*d
+			if isQuad {
+				VPMULLD_BCST(Mem{Base: p, Disp: 4}, zDD[b], zU[b]) // A*d*d
+				VPADDD(zU[b], zT[b], zT[b])
+			}
+			VPMOVD2M(zT[b], kSgn[b])
+			VPADDD_BCST(Mem{Base: p, Disp: 8}, zO1[b], kSgn[b], zO1[b])
+			if isTwo {
+				VPADDD_BCST(Mem{Base: p, Disp: 12}, zO2[b], kSgn[b], zO2[b])
+			}
+		}
+		ADDQ(U8(16), p)
+		JMP(LabelRef(loop))
+	}
+
+	Label("store")
+	Comment("out[j:j+64] += the sums widened to 64 bits, live lanes only; out2 only when given")
+	for b := range 4 {
+		k := GP32()
+		lanes(rem, k, b)
+		KMOVW(k, K5)
+		KSHIFTRW(U8(8), K5, K6)
+		widenAdd(o1, j, b, zO1[b])
+		skip := fmt.Sprintf("skip2_%d", b)
+		TESTQ(n2, n2)
+		JE(LabelRef(skip))
+		widenAdd(o2, j, b, zO2[b])
+		Label(skip)
+	}
+	ADDQ(U8(64), j)
+	JMP(LabelRef("group"))
+
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// lanes sets k to the live-lane mask of block b of a group whose live links
+// number rem: the low min(max(rem-16b, 0), 16) bits.
+func lanes(rem, k GPVirtual, b int) {
+	r := GP64()
+	MOVQ(rem, r)
+	XORL(k, k)
+	skip := fmt.Sprintf("lanes_%d_%d", b, labelN)
+	labelN++
+	SUBQ(U32(16*b), r)
+	JLE(LabelRef(skip))
+	MOVL(U32(0xFFFF), k)
+	CMPQ(r, U8(16))
+	JAE(LabelRef(skip))
+	BZHIL(r.As32(), k, k)
+	Label(skip)
+}
+
+var labelN int
+
+// widenAdd adds the sixteen 32-bit sums in z to out[j+16b .. j+16b+16] as
+// 64-bit values, under K5 (lanes 0-7) and K6 (lanes 8-15).
+func widenAdd(out, j Register, b int, z VecPhysical) {
+	lo, hi := Z24, Z25
+	VPMOVSXDQ(z.AsY(), lo)
+	VEXTRACTI32X8(U8(1), z, Y26)
+	VPMOVSXDQ(Y26, hi)
+	VMOVDQU64_Z(Mem{Base: out, Index: j, Scale: 8, Disp: 128 * b}, K5, Z27)
+	VPADDQ(lo, Z27, Z27)
+	VMOVDQU64(Z27, K5, Mem{Base: out, Index: j, Scale: 8, Disp: 128 * b})
+	VMOVDQU64_Z(Mem{Base: out, Index: j, Scale: 8, Disp: 128*b + 64}, K6, Z28)
+	VPADDQ(hi, Z28, Z28)
+	VMOVDQU64(Z28, K6, Mem{Base: out, Index: j, Scale: 8, Disp: 128*b + 64})
 }
