@@ -1,6 +1,7 @@
 package refmodel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -76,8 +77,8 @@ type Tally struct {
 
 	scheme  header.Scheme
 	hash    hash.Func
-	hasForm bool // the hash has a hash.Form (all but SipHash)
-	quad    bool // its Forms over d have A != 0 (the double hash)
+	quad    bool           // its Forms over d have A != 0 (the double hash)
+	sip     *kernel.SipKey // SipHash's key: the SipHash kernel takes the sign batches' records
 	generic bool
 	sum1    int64 // batch weights not yet added to every link
 	sum2    int64
@@ -135,12 +136,13 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 	n := len(ds)
 	t := &Tally{
 		Set: set, D: ds, Counts: make([]int64, n), Congested: make([]int64, n),
-		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash, hasForm: hasForm(m.cfg.Hash),
+		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash,
 		recs: make([]uint64, 0, batchSize*kernel.RecWords),
 	}
 	if f, ok := m.cfg.Hash.FormD(1); ok {
 		t.quad = f.A != 0
 	}
+	t.sip = sipKeyOf(m.cfg.Hash)
 	for i := range t.sign {
 		t.sign[i].recs = make([]uint32, 0, signBatchSize*kernel.SignRecWords)
 	}
@@ -160,12 +162,16 @@ func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 // own bit and weight.
 //
 // A hash whose Form over d has a one-bit mask (every hash but the CRCs and
-// SipHash) takes the sign kernel, the CRCs the Form kernel; SipHash has no
-// Form and takes the reference path, link by link.
+// SipHash) takes the sign kernel, the CRCs the Form kernel, SipHash, which
+// has no Form, the SipHash kernel.
 func (t *Tally) Add(s Sample) {
 	t.Packets++
-	if !t.hasForm || uint(s.HopCount) > maxSignWeight || uint(s.CongCount) > maxSignWeight {
+	if uint(s.HopCount) > maxSignWeight || uint(s.CongCount) > maxSignWeight {
 		t.addReference(s)
+		return
+	}
+	if t.sip != nil {
+		t.addSip(s)
 		return
 	}
 	f, _ := t.hash.FormD(s.ID)
@@ -248,8 +254,9 @@ func b2i(b bool) int {
 // signOf is (-1)^x for a bit x.
 func signOf(x uint32) int64 { return 1 - 2*int64(x&1) }
 
-// pushSign queues one sign record charging -2*s1 (and -2*s2) where the sign
-// bit is set; the caller has added s1 (s2) to the batch's constant part.
+// pushSign queues one record of the sign (or SipHash) contract, (b, a, -2*s1,
+// -2*s2), charging where the sign bit is set (the SipHash bit mismatches);
+// the caller has added s1 (s2) to the batch's constant part.
 func (t *Tally) pushSign(q *signBatch, b, a uint32, s1, s2 int64) {
 	i := len(q.recs)
 	q.recs = q.recs[:i+kernel.SignRecWords]
@@ -258,6 +265,41 @@ func (t *Tally) pushSign(q *signBatch, b, a uint32, s1, s2 int64) {
 	if len(q.recs) == cap(q.recs) {
 		t.flushSign(q)
 	}
+}
+
+// addSip is Add for SipHash: a record (id, bit, -2w, -2cw) charges the
+// links whose bit mismatches, and the batch's constant part gains w (cw).
+func (t *Tally) addSip(s Sample) {
+	w := int64(s.HopCount)
+	switch t.scheme {
+	case header.OneReservoir:
+		if w == 0 {
+			return
+		}
+		c := int64(b2i(s.CongBit == 1))
+		t.sum1 += w
+		t.sum2 += w * c
+		t.pushSign(&t.sign[c], s.ID, uint32(s.HopBit), w, w*c)
+	case header.TwoReservoir:
+		if w > 0 {
+			t.sum1 += w
+			t.pushSign(&t.sign[signHops], s.ID, uint32(s.HopBit), w, 0)
+		}
+		if cw := int64(s.CongCount); cw > 0 {
+			t.sum2 += cw
+			t.pushSign(&t.sign[signCongs], s.ID, uint32(s.CongBit), cw, 0)
+		}
+	}
+}
+
+// sipKeyOf returns SipHash's kernel key, nil for every other hash.
+func sipKeyOf(h hash.Func) *kernel.SipKey {
+	if h.Kind != hash.SipHash {
+		return nil
+	}
+	k := h.Key()
+	key := kernel.NewSipKey(binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:]))
+	return &key
 }
 
 func (t *Tally) flushSign(q *signBatch) {
@@ -271,9 +313,14 @@ func (t *Tally) flushSign(q *signBatch) {
 	case &t.sign[signCongs]:
 		out1, out2 = t.Congested, nil
 	}
-	if t.generic {
+	switch {
+	case t.sip != nil && t.generic:
+		kernel.SipGeneric(*t.sip, t.D, q.recs, out1, out2, false)
+	case t.sip != nil:
+		kernel.Sip(*t.sip, t.D, q.recs, out1, out2, false)
+	case t.generic:
 		kernel.SignGeneric(t.D, q.recs, out1, out2, t.quad)
-	} else {
+	default:
 		kernel.Sign(t.D, q.recs, out1, out2, t.quad)
 	}
 	q.recs = q.recs[:0]
@@ -446,8 +493,6 @@ func RequiredPackets(k, L int, p float64) int64 {
 	return s
 }
 
-func hasForm(f hash.Func) bool { _, ok := f.FormD(0); return ok }
-
 // MergeEstimates combines tallies whose candidate sets share links (several
 // sources sending to one receiver, or receivers pooling their counts): per
 // link, W_d, the congested counts and Q add up, and the threshold of section
@@ -479,4 +524,79 @@ func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
 	}
 	slices.SortFunc(es, func(a, b LinkEstimate) int { return cmpLink(a.Link, b.Link) })
 	return es
+}
+
+// WeightedBits sets out[i] to the sum over j of weights[j]*H(ids[i], ds[j]):
+// with weights proportional to the probability that a packet's reservoir
+// holds link j (the routing's share of the link times the selection of its
+// hop, section 5.6), out[i] is proportional to the probability that the
+// packet reaches the receiver with hop bit 1. It is the expectation of the
+// receiver's input over the switches' draws, for decode studies that need it
+// exactly rather than by Monte Carlo; Tally.Add then decodes a sample of that
+// weight as Alg. 9 decodes any other.
+//
+// It runs the decode kernels with the roles of packets and links exchanged:
+// with d fixed, id -> H(id, d) has a hash.Form too (Func.FormID), and the
+// SipHash kernel takes the message's halves either way. Weights are at most
+// 2^21 in magnitude.
+func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []int64) error {
+	if len(weights) != len(ds) || len(out) < len(ids) {
+		return fmt.Errorf("weighted bits: %d links with %d weights, %d ids into %d outputs", len(ds), len(weights), len(ids), len(out))
+	}
+	for j, w := range weights {
+		if w < -maxSignWeight || w > maxSignWeight {
+			return fmt.Errorf("weighted bits: link %d (d=%d) has weight %d, beyond +-%d", j, ds[j], w, maxSignWeight)
+		}
+	}
+	out = out[:len(ids)]
+	clear(out)
+	h := m.cfg.Hash
+	if key := sipKeyOf(h); key != nil {
+		// The SipHash kernel with the ids in the lanes: records (d, 0, w).
+		for start := 0; start < len(ds); start += signBatchSize {
+			var recs []uint32
+			for j := start; j < min(len(ds), start+signBatchSize); j++ {
+				r := kernel.SignRec(ds[j], 0, int32(weights[j]), 0)
+				recs = append(recs, r[:]...)
+			}
+			kernel.Sip(*key, ids, recs, out, nil, true)
+		}
+		return nil
+	}
+	// A call's records charge at most kernel.MaxSignSum in total: the sign
+	// records go in calls of signBatchSize (each |w| < 2^21).
+	var sign []uint32
+	var form []uint64
+	var base int64
+	for j, d := range ds {
+		f, _ := h.FormID(d)
+		w := weights[j]
+		if b, _, ok := signForm(f, false); ok {
+			// H = sign ^ C: w*H = w*C + w*(1-2C)*sign.
+			c := int64(f.C & 1)
+			base += w * c
+			r := kernel.SignRec(b, 0, int32(w*(1-2*c)), 0)
+			sign = append(sign, r[:]...)
+			continue
+		}
+		// Form contract: a mismatch (H = 1 with X = C) charges -2w.
+		r := kernel.Rec(f.A, f.B, f.Mask, f.C, w, 0)
+		form = append(form, r[:]...)
+	}
+	for len(sign) > 0 {
+		n := min(len(sign), signBatchSize*kernel.SignRecWords)
+		kernel.Sign(ids, sign[:n], out, nil, false)
+		sign = sign[n:]
+	}
+	if len(form) > 0 {
+		acc := make([]int64, len(ids))
+		kernel.Mismatch(ids, form, acc, make([]int64, len(ids)))
+		for i := range acc {
+			out[i] -= acc[i] / 2
+		}
+	}
+	for i := range out {
+		out[i] += base
+	}
+	return nil
 }

@@ -706,3 +706,403 @@ skip2_3:
 done:
 	VZEROUPPER
 	RET
+
+// func sipAVX512(init *[4]uint64, ds []uint32, recs []uint32, out1 []int64, out2 []int64, swap bool)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·sipAVX512(SB), NOSPLIT, $0-105
+	MOVQ init+0(FP), AX
+	MOVQ ds_base+8(FP), CX
+	MOVQ ds_len+16(FP), DX
+	MOVQ recs_base+32(FP), BX
+	MOVQ recs_len+40(FP), SI
+	MOVQ out1_base+56(FP), DI
+	MOVQ out2_base+80(FP), R8
+	MOVQ out2_len+88(FP), R9
+	MOVB swap+104(FP), R10
+
+	// The initial state v0..v3 in Z0-Z3; 8<<56 in Z4, 0xff in Z5, 1 in Z6
+	VPBROADCASTQ (AX), Z0
+	VPBROADCASTQ 8(AX), Z1
+	VPBROADCASTQ 16(AX), Z2
+	VPBROADCASTQ 24(AX), Z3
+	MOVQ         $0x0800000000000000, AX
+	VPBROADCASTQ AX, Z4
+	MOVQ         $0x00000000000000ff, AX
+	VPBROADCASTQ AX, Z5
+	MOVQ         $0x0000000000000001, AX
+	VPBROADCASTQ AX, Z6
+
+	// recEnd = recs + 4*len(recs); sh = 32 when the lanes hold the high half (d), 0 when exchanged
+	LEAQ  (BX)(SI*4), AX
+	MOVQ  $0x0000000000000020, SI
+	XORQ  R11, R11
+	TESTB R10, R10
+	JE    sipnoswap
+	XCHGQ SI, R11
+
+sipnoswap:
+	VPBROADCASTQ SI, Z7
+	XORQ         SI, SI
+
+sipgroup:
+	CMPQ SI, DX
+	JAE  sipdone
+	MOVQ DX, R10
+	SUBQ SI, R10
+
+	// Two blocks of eight lanes: the lanes' values shifted into place (zero past the end), sums cleared
+	MOVQ  R10, R13
+	XORL  R12, R12
+	SUBQ  $0x00000000, R13
+	JLE   siplanes_0_8
+	MOVL  $0x000000ff, R12
+	CMPQ  R13, $0x08
+	JAE   siplanes_0_8
+	BZHIL R13, R12, R12
+
+siplanes_0_8:
+	KMOVB       R12, K1
+	VPMOVZXDQ.Z (CX)(SI*4), K1, Z8
+	VPSLLVQ     Z7, Z8, Z8
+	VPXORD      Y10, Y10, Y10
+	VPXORD      Y12, Y12, Y12
+	MOVQ        R10, R13
+	XORL        R12, R12
+	SUBQ        $0x00000008, R13
+	JLE         siplanes_1_9
+	MOVL        $0x000000ff, R12
+	CMPQ        R13, $0x08
+	JAE         siplanes_1_9
+	BZHIL       R13, R12, R12
+
+siplanes_1_9:
+	KMOVB       R12, K1
+	VPMOVZXDQ.Z 32(CX)(SI*4), K1, Z9
+	VPSLLVQ     Z7, Z9, Z9
+	VPXORD      Y11, Y11, Y11
+	VPXORD      Y13, Y13, Y13
+	MOVQ        BX, R12
+
+siprec:
+	CMPQ R12, AX
+	JAE  sipstore
+
+	// m = lanes | a<<recSh; x broadcast
+	MOVL         (R12), R13
+	SHLXQ        R11, R13, R13
+	VPBROADCASTQ R13, Z14
+	MOVL         4(R12), R13
+	VPBROADCASTQ R13, Z15
+	VPORQ        Z14, Z8, Z24
+	VMOVDQA64    Z0, Z16
+	VMOVDQA64    Z1, Z17
+	VMOVDQA64    Z2, Z18
+	VPXORQ       Z3, Z24, Z19
+	VPORQ        Z14, Z9, Z25
+	VMOVDQA64    Z0, Z20
+	VMOVDQA64    Z1, Z21
+	VMOVDQA64    Z2, Z22
+	VPXORQ       Z3, Z25, Z23
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPXORQ       Z24, Z16, Z16
+	VPXORQ       Z4, Z19, Z19
+	VPXORQ       Z25, Z20, Z20
+	VPXORQ       Z4, Z23, Z23
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPXORQ       Z4, Z16, Z16
+	VPXORQ       Z5, Z18, Z18
+	VPXORQ       Z4, Z20, Z20
+	VPXORQ       Z5, Z22, Z22
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+	VPADDQ       Z17, Z16, Z16
+	VPROLQ       $0x0d, Z17, Z17
+	VPXORQ       Z16, Z17, Z17
+	VPROLQ       $0x20, Z16, Z16
+	VPADDQ       Z19, Z18, Z18
+	VPROLQ       $0x10, Z19, Z19
+	VPXORQ       Z18, Z19, Z19
+	VPADDQ       Z19, Z16, Z16
+	VPROLQ       $0x15, Z19, Z19
+	VPXORQ       Z16, Z19, Z19
+	VPADDQ       Z17, Z18, Z18
+	VPROLQ       $0x11, Z17, Z17
+	VPXORQ       Z18, Z17, Z17
+	VPROLQ       $0x20, Z18, Z18
+	VPADDQ       Z21, Z20, Z20
+	VPROLQ       $0x0d, Z21, Z21
+	VPXORQ       Z20, Z21, Z21
+	VPROLQ       $0x20, Z20, Z20
+	VPADDQ       Z23, Z22, Z22
+	VPROLQ       $0x10, Z23, Z23
+	VPXORQ       Z22, Z23, Z23
+	VPADDQ       Z23, Z20, Z20
+	VPROLQ       $0x15, Z23, Z23
+	VPXORQ       Z20, Z23, Z23
+	VPADDQ       Z21, Z22, Z22
+	VPROLQ       $0x11, Z21, Z21
+	VPXORQ       Z22, Z21, Z21
+	VPROLQ       $0x20, Z22, Z22
+
+	// h = v0^v1^v2^v3 ^ x; a lane charges when bit 0 is set
+	VPTERNLOGQ  $0x96, Z18, Z17, Z16
+	VPTERNLOGQ  $0x96, Z15, Z19, Z16
+	VPTESTMQ    Z6, Z16, K2
+	VPADDD.BCST 8(R12), Y10, K2, Y10
+	VPADDD.BCST 12(R12), Y12, K2, Y12
+
+	// h = v0^v1^v2^v3 ^ x; a lane charges when bit 0 is set
+	VPTERNLOGQ  $0x96, Z22, Z21, Z20
+	VPTERNLOGQ  $0x96, Z15, Z23, Z20
+	VPTESTMQ    Z6, Z20, K3
+	VPADDD.BCST 8(R12), Y11, K3, Y11
+	VPADDD.BCST 12(R12), Y13, K3, Y13
+	ADDQ        $0x10, R12
+	JMP         siprec
+
+sipstore:
+	// out[j:j+16] += the sums widened to 64 bits, live lanes only; out2 only when given
+	MOVQ  R10, R13
+	XORL  R12, R12
+	SUBQ  $0x00000000, R13
+	JLE   siplanes_0_10
+	MOVL  $0x000000ff, R12
+	CMPQ  R13, $0x08
+	JAE   siplanes_0_10
+	BZHIL R13, R12, R12
+
+siplanes_0_10:
+	KMOVB       R12, K1
+	VPMOVSXDQ   Y10, Z26
+	VMOVDQU64.Z (DI)(SI*8), K1, Z27
+	VPADDQ      Z26, Z27, Z27
+	VMOVDQU64   Z27, K1, (DI)(SI*8)
+	TESTQ       R9, R9
+	JE          sipskip_0_1
+	VPMOVSXDQ   Y12, Z26
+	VMOVDQU64.Z (R8)(SI*8), K1, Z27
+	VPADDQ      Z26, Z27, Z27
+	VMOVDQU64   Z27, K1, (R8)(SI*8)
+
+sipskip_0_1:
+	MOVQ  R10, R12
+	XORL  R10, R10
+	SUBQ  $0x00000008, R12
+	JLE   siplanes_1_11
+	MOVL  $0x000000ff, R10
+	CMPQ  R12, $0x08
+	JAE   siplanes_1_11
+	BZHIL R12, R10, R10
+
+siplanes_1_11:
+	KMOVB       R10, K1
+	VPMOVSXDQ   Y11, Z26
+	VMOVDQU64.Z 64(DI)(SI*8), K1, Z27
+	VPADDQ      Z26, Z27, Z27
+	VMOVDQU64   Z27, K1, 64(DI)(SI*8)
+	TESTQ       R9, R9
+	JE          sipskip_1_1
+	VPMOVSXDQ   Y13, Z26
+	VMOVDQU64.Z 64(R8)(SI*8), K1, Z27
+	VPADDQ      Z26, Z27, Z27
+	VMOVDQU64   Z27, K1, 64(R8)(SI*8)
+
+sipskip_1_1:
+	ADDQ $0x10, SI
+	JMP  sipgroup
+
+sipdone:
+	VZEROUPPER
+	RET

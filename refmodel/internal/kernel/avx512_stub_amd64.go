@@ -11,3 +11,7 @@ func mismatchAVX512(ds []uint32, recs []uint64, out1 []int64, out2 []int64)
 // signAVX512 is the AVX-512 kernel of the sign contract (kernel.go).
 // It needs AVX-512 F, VL, BW and DQ, and BMI2.
 func signAVX512(ds []uint32, recs []uint32, out1 []int64, out2 []int64, quad bool)
+
+// sipAVX512 is the AVX-512 kernel of the SipHash contract (kernel.go).
+// It needs AVX-512 F, VL, BW and DQ, and BMI2.
+func sipAVX512(init *[4]uint64, ds []uint32, recs []uint32, out1 []int64, out2 []int64, swap bool)

@@ -67,16 +67,36 @@
 // ignored and every record must have A' = 0. One multiply, a sign extraction
 // and a masked add per sixteen (packet, link) pairs on AVX-512.
 //
-// mismatchGeneric and signGeneric state the contracts in plain Go;
-// mismatchAVX512 and signAVX512 (avo-generated, avx512_amd64.s) do the same
-// sixteen links at a time. Mismatch and Sign choose by internal/cpu.
+// # The SipHash contract (Sip): no Form
+//
+// SipHash has no Form; its bit is computed in full for every (packet, link):
+// H(id, d) = bit 0 of SipHash-2-4 under the key (k0, k1) over the eight bytes
+// LE(id) || LE(d). Each record is four 32-bit words, a, x, w1, w2; for every
+// j < len(ds) and record i, with the message's low half the id,
+//
+//	m = a_i | ds[j]<<32     (swap: ds[j] | a_i<<32, the lanes hold the ids)
+//	if SipHash-2-4(m) & 1 ^ x_i == 1 {
+//		out1[j] += w1_i
+//		out2[j] += w2_i            (only when out2 is given)
+//	}
+//
+// with the same 32-bit sums per call as the sign contract. A decode record
+// is (id, hop bit, -2w, -2cw): the mismatching links lose 2w.
+//
+// mismatchGeneric, signGeneric and sipGeneric state the contracts in plain
+// Go (sipGeneric through the same SipHash implementation as hash.Func.Bit);
+// mismatchAVX512, signAVX512 and sipAVX512 (avo-generated, avx512_amd64.s)
+// do the same sixteen links at a time. Mismatch, Sign and Sip choose by
+// internal/cpu.
 package kernel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
 
+	"github.com/dchest/siphash"
 	"github.com/klauspost/cpuid/v2"
 
 	"ibreservoir/internal/cpu"
@@ -146,7 +166,41 @@ func SignGeneric(ds []uint32, recs []uint32, out1, out2 []int64, quad bool) {
 	signGeneric(ds, recs, out1, out2, quad)
 }
 
-// Kernel names the kernel Mismatch and Sign use: "avx512" or "generic".
+// A SipKey is SipHash's key and the initial state it gives.
+type SipKey struct {
+	k0, k1 uint64
+	init   [4]uint64 // v0..v3
+}
+
+// NewSipKey returns the key (k0, k1): SipHash's initial state is the key
+// xored with the constants "somepseudorandomlygeneratedbytes".
+func NewSipKey(k0, k1 uint64) SipKey {
+	return SipKey{k0: k0, k1: k1, init: [4]uint64{
+		k0 ^ 0x736f6d6570736575, k1 ^ 0x646f72616e646f6d, k0 ^ 0x6c7967656e657261, k1 ^ 0x7465646279746573}}
+}
+
+// Sip applies the SipHash contract with the fastest kernel the CPU has.
+// recs holds len(recs)/SignRecWords records; out1 is at least len(ds) long,
+// and out2 either as long or empty.
+func Sip(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool) {
+	checkSign(ds, recs, out1, out2, true)
+	if len(ds) == 0 || len(recs) == 0 {
+		return
+	}
+	if FastPath() {
+		sipAVX512(&key.init, ds, recs, out1, out2, swap)
+		return
+	}
+	sipGeneric(key, ds, recs, out1, out2, swap)
+}
+
+// SipGeneric is the plain-Go reference of the SipHash contract.
+func SipGeneric(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool) {
+	checkSign(ds, recs, out1, out2, true)
+	sipGeneric(key, ds, recs, out1, out2, swap)
+}
+
+// Kernel names the kernel Mismatch, Sign and Sip use: "avx512" or "generic".
 func Kernel() string {
 	if FastPath() {
 		return "avx512"
@@ -167,7 +221,11 @@ func _() {
 	f = mismatchGeneric
 	g := signAVX512
 	g = signGeneric
-	_, _ = f, g
+	h := func(k SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
+		sipAVX512(&k.init, ds, recs, o1, o2, swap)
+	}
+	h = sipGeneric
+	_, _, _ = f, g, h
 }
 
 func check(ds []uint32, recs []uint64, out1, out2 []int64) {
@@ -230,6 +288,29 @@ func signGeneric(ds []uint32, recs []uint32, out1, out2 []int64, quad bool) {
 		w1, w2 := int64(int32(recs[i+2])), int64(int32(recs[i+3]))
 		for j, d := range ds {
 			if int32(a*d*d+b*d) < 0 {
+				out1[j] += w1
+				if two {
+					out2[j] += w2
+				}
+			}
+		}
+	}
+}
+
+func sipGeneric(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool) {
+	two := len(out2) != 0
+	var msg [8]byte
+	for i := 0; i+SignRecWords <= len(recs); i += SignRecWords {
+		a, x := recs[i], recs[i+1]
+		w1, w2 := int64(int32(recs[i+2])), int64(int32(recs[i+3]))
+		for j, d := range ds {
+			lo, hi := a, d
+			if swap {
+				lo, hi = d, a
+			}
+			binary.LittleEndian.PutUint32(msg[:4], lo)
+			binary.LittleEndian.PutUint32(msg[4:], hi)
+			if (uint32(siphash.Hash(key.k0, key.k1, msg[:]))^x)&1 != 0 {
 				out1[j] += w1
 				if two {
 					out2[j] += w2

@@ -232,6 +232,89 @@ func TestSignRefusesOverflow(t *testing.T) {
 	}
 }
 
+// TestSipFastMatchesGeneric runs the AVX-512 SipHash kernel and its
+// reference on the same inputs: link counts straddling the 8-lane blocks and
+// the 16-link group, both halves of the message, one output and two, random
+// keys and the key of the SipHash paper.
+func TestSipFastMatchesGeneric(t *testing.T) {
+	if !FastPath() {
+		t.Skip("no AVX-512 kernel on this CPU (or IBRESERVOIR_GENERIC=1)")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	sizes := []int{1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 100, 401}
+	for _, nd := range sizes {
+		for _, np := range []int{0, 1, 3, 17, 130} {
+			for _, swap := range []bool{false, true} {
+				for _, two := range []bool{false, true} {
+					key := NewSipKey(r.Uint64(), r.Uint64())
+					if nd%2 == 0 {
+						key = NewSipKey(0x0706050403020100, 0x0f0e0d0c0b0a0908)
+					}
+					ds := make([]uint32, nd)
+					for i := range ds {
+						ds[i] = r.Uint32()
+						if i%5 == 0 {
+							ds[i] = []uint32{0, 1, 509, 0xFFFFFFFF, 1 << 31}[i/5%5]
+						}
+					}
+					var recs []uint32
+					for range np {
+						rec := SignRec(r.Uint32(), r.Uint32()&1, int32(r.IntN(1<<17)-1<<16), int32(r.IntN(1<<17)-1<<16))
+						recs = append(recs, rec[:]...)
+					}
+					base1, base2 := make([]int64, nd+1), make([]int64, nd+1)
+					for i := range base1 {
+						base1[i], base2[i] = r.Int64N(1<<40)-1<<39, r.Int64N(1<<40)-1<<39
+					}
+					g1, g2 := slices.Clone(base1), slices.Clone(base2)
+					f1, f2 := slices.Clone(base1), slices.Clone(base2)
+					o2g, o2f := g2[:nd], f2[:nd]
+					if !two {
+						o2g, o2f = nil, nil
+					}
+					sipGeneric(key, ds, recs, g1[:nd], o2g, swap)
+					sipAVX512(&key.init, ds, recs, f1[:nd], o2f, swap)
+					if !slices.Equal(g1, f1) || !slices.Equal(g2, f2) {
+						for j := range nd + 1 {
+							if g1[j] != f1[j] || g2[j] != f2[j] {
+								t.Fatalf("%d links, %d packets, swap %t, two %t: link %d (d=%#x): generic (%d, %d), avx512 (%d, %d)",
+									nd, np, swap, two, j, append(ds, 0)[j], g1[j], g2[j], f1[j], f2[j])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSipGenericContract checks the SipHash reference against the SipHash
+// paper's test vector: under the key 00 01 .. 0f, the 8-byte message
+// 00 01 .. 07 hashes to 0x93f5f5799a932462 (the vector for length 8), so a
+// record with id 0x03020100 against d = 0x07060504 has bit 0 = 0.
+func TestSipGenericContract(t *testing.T) {
+	key := NewSipKey(0x0706050403020100, 0x0f0e0d0c0b0a0908)
+	for _, x := range []uint32{0, 1} {
+		rec := SignRec(0x03020100, x, 5, 7)
+		out1, out2 := make([]int64, 1), make([]int64, 1)
+		SipGeneric(key, []uint32{0x07060504}, rec[:], out1, out2, false)
+		// bit 0 of 0x93f5f5799a932462 is 0: a record charges when x = 1.
+		want := int64(0)
+		if x == 1 {
+			want = 5
+		}
+		if out1[0] != want || (x == 1) != (out2[0] == 7) {
+			t.Errorf("x=%d: outputs (%d, %d), want (%d, 7 if charged)", x, out1[0], out2[0], want)
+		}
+		exch := SignRec(0x07060504, x, 5, 7)
+		o1 := make([]int64, 1)
+		SipGeneric(key, []uint32{0x03020100}, exch[:], o1, nil, true)
+		if o1[0] != want {
+			t.Errorf("x=%d exchanged: output %d, want %d", x, o1[0], want)
+		}
+	}
+}
+
 func BenchmarkSign(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	ds := make([]uint32, 401)
@@ -260,6 +343,37 @@ func BenchmarkSign(b *testing.B) {
 				b.ReportMetric(float64(b.N)*256/b.Elapsed().Seconds(), "pkts/s")
 			})
 		}
+	}
+}
+
+func BenchmarkSip(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	ds := make([]uint32, 401)
+	for i := range ds {
+		ds[i] = r.Uint32()
+	}
+	var recs []uint32
+	for range 256 {
+		rec := SignRec(r.Uint32(), r.Uint32()&1, -10, 0)
+		recs = append(recs, rec[:]...)
+	}
+	out1 := make([]int64, len(ds))
+	key := NewSipKey(1, 2)
+	for _, k := range []struct {
+		name string
+		f    func()
+		ok   bool
+	}{{"generic", func() { sipGeneric(key, ds, recs, out1, nil, false) }, true},
+		{"avx512", func() { sipAVX512(&key.init, ds, recs, out1, nil, false) }, FastPath()}} {
+		b.Run(k.name+"/links=401", func(b *testing.B) {
+			if !k.ok {
+				b.Skip("no fast path")
+			}
+			for b.Loop() {
+				k.f()
+			}
+			b.ReportMetric(float64(b.N)*256/b.Elapsed().Seconds(), "pkts/s")
+		})
 	}
 }
 

@@ -28,7 +28,19 @@
 //	sums += w1 (w2) under K     VPADDD.BCST with merge masking
 //
 // that is one multiply, one sign extraction and one or two masked adds per
-// sixteen (packet, link) pairs. After the records, each block's sums are
+// sixteen (packet, link) pairs.
+//
+// # sipAVX512 (SipHash-2-4 over the 8 bytes LE(id) || LE(d))
+//
+// Eight 64-bit lanes per block, two blocks (sixteen links) per record: each
+// lane's message word is id | d<<32 (or, exchanged, the lane's value in the
+// low half), and the whole of SipHash-2-4 on one 8-byte block runs in the
+// lanes: v3 ^= m, two rounds, v0 ^= m, v3 ^= 8<<56, two rounds, v0 ^= 8<<56,
+// v2 ^= 0xff, four rounds, h = v0^v1^v2^v3 (VPTERNLOGQ). A lane mismatches
+// when bit 0 of h differs from the record's x (VPTESTMQ of h ^ x against 1),
+// and the record's weights are added under that mask to 32-bit sums (eight
+// lanes of a Y register per block and output), widened to 64 bits and added
+// to out1 (out2) once per call. After the records, each block's sums are
 // sign-extended to 64 bits and added to out1 (out2) under the block's lane
 // mask. The inner loop is written out for every number of live blocks (1-4),
 // with and without d*d, with one output or two: sixteen loops, one per shape,
@@ -47,6 +59,7 @@ func main() {
 	ConstraintExpr("amd64")
 	mismatch()
 	sign()
+	sip()
 	Generate()
 }
 
@@ -292,4 +305,187 @@ func widenAdd(out, j Register, b int, z VecPhysical) {
 	VMOVDQU64_Z(Mem{Base: out, Index: j, Scale: 8, Disp: 128*b + 64}, K6, Z28)
 	VPADDQ(hi, Z28, Z28)
 	VMOVDQU64(Z28, K6, Mem{Base: out, Index: j, Scale: 8, Disp: 128*b + 64})
+}
+
+// sipRound is one SipRound on the four state registers of a block.
+func sipRound(v0, v1, v2, v3 VecPhysical) {
+	VPADDQ(v1, v0, v0)
+	VPROLQ(U8(13), v1, v1)
+	VPXORQ(v0, v1, v1)
+	VPROLQ(U8(32), v0, v0)
+	VPADDQ(v3, v2, v2)
+	VPROLQ(U8(16), v3, v3)
+	VPXORQ(v2, v3, v3)
+	VPADDQ(v3, v0, v0)
+	VPROLQ(U8(21), v3, v3)
+	VPXORQ(v0, v3, v3)
+	VPADDQ(v1, v2, v2)
+	VPROLQ(U8(17), v1, v1)
+	VPXORQ(v2, v1, v1)
+	VPROLQ(U8(32), v2, v2)
+}
+
+func sip() {
+	TEXT("sipAVX512", NOSPLIT, "func(init *[4]uint64, ds []uint32, recs []uint32, out1, out2 []int64, swap bool)")
+	Doc("sipAVX512 is the AVX-512 kernel of the SipHash contract (kernel.go).",
+		"It needs AVX-512 F, VL, BW and DQ, and BMI2.")
+	ip := Load(Param("init"), GP64())
+	dsPtr := Load(Param("ds").Base(), GP64())
+	nd := Load(Param("ds").Len(), GP64())
+	recs := Load(Param("recs").Base(), GP64())
+	nw := Load(Param("recs").Len(), GP64())
+	o1 := Load(Param("out1").Base(), GP64())
+	o2 := Load(Param("out2").Base(), GP64())
+	n2 := Load(Param("out2").Len(), GP64())
+	swap := Load(Param("swap"), GP8())
+
+	Comment("The initial state v0..v3 in Z0-Z3; 8<<56 in Z4, 0xff in Z5, 1 in Z6")
+	for i, z := range []VecPhysical{Z0, Z1, Z2, Z3} {
+		VPBROADCASTQ(Mem{Base: ip, Disp: 8 * i}, z)
+	}
+	c := GP64()
+	MOVQ(U64(8<<56), c)
+	VPBROADCASTQ(c, Z4)
+	MOVQ(U64(0xff), c)
+	VPBROADCASTQ(c, Z5)
+	MOVQ(U64(1), c)
+	VPBROADCASTQ(c, Z6)
+
+	Comment("recEnd = recs + 4*len(recs); sh = 32 when the lanes hold the high half (d), 0 when exchanged")
+	recEnd := GP64()
+	LEAQ(Mem{Base: recs, Index: nw, Scale: 4}, recEnd)
+	laneSh, recSh := GP64(), GP64()
+	MOVQ(U64(32), laneSh)
+	XORQ(recSh, recSh)
+	TESTB(swap, swap)
+	JE(LabelRef("sipnoswap"))
+	XCHGQ(laneSh, recSh)
+	Label("sipnoswap")
+	VPBROADCASTQ(laneSh, Z7)
+
+	j := GP64()
+	XORQ(j, j)
+	Label("sipgroup")
+	CMPQ(j, nd)
+	JAE(LabelRef("sipdone"))
+	rem := GP64()
+	MOVQ(nd, rem)
+	SUBQ(j, rem)
+
+	Comment("Two blocks of eight lanes: the lanes' values shifted into place (zero past the end), sums cleared")
+	lanesZ := []VecPhysical{Z8, Z9}
+	acc1 := []VecPhysical{Y10, Y11}
+	acc2 := []VecPhysical{Y12, Y13}
+	for b := range 2 {
+		k := GP32()
+		sipLanes(rem, k, b)
+		KMOVB(k, K1)
+		VPMOVZXDQ_Z(Mem{Base: dsPtr, Index: j, Scale: 4, Disp: 32 * b}, K1, lanesZ[b])
+		VPSLLVQ(Z7, lanesZ[b], lanesZ[b])
+		VPXORD(acc1[b], acc1[b], acc1[b])
+		VPXORD(acc2[b], acc2[b], acc2[b])
+	}
+
+	p := GP64()
+	MOVQ(recs, p)
+	Label("siprec")
+	CMPQ(p, recEnd)
+	JAE(LabelRef("sipstore"))
+	Comment("m = lanes | a<<recSh; x broadcast")
+	a := GP64()
+	MOVL(Mem{Base: p}, a.As32())
+	SHLXQ(recSh, a, a)
+	VPBROADCASTQ(a, Z14)
+	x := GP64()
+	MOVL(Mem{Base: p, Disp: 4}, x.As32())
+	VPBROADCASTQ(x, Z15)
+	st := [][4]VecPhysical{{Z16, Z17, Z18, Z19}, {Z20, Z21, Z22, Z23}}
+	ms := []VecPhysical{Z24, Z25}
+	for b := range 2 {
+		VPORQ(Z14, lanesZ[b], ms[b])
+		VMOVDQA64(Z0, st[b][0])
+		VMOVDQA64(Z1, st[b][1])
+		VMOVDQA64(Z2, st[b][2])
+		VPXORQ(Z3, ms[b], st[b][3])
+	}
+	for range 2 {
+		for b := range 2 {
+			sipRound(st[b][0], st[b][1], st[b][2], st[b][3])
+		}
+	}
+	for b := range 2 {
+		VPXORQ(ms[b], st[b][0], st[b][0])
+		VPXORQ(Z4, st[b][3], st[b][3])
+	}
+	for range 2 {
+		for b := range 2 {
+			sipRound(st[b][0], st[b][1], st[b][2], st[b][3])
+		}
+	}
+	for b := range 2 {
+		VPXORQ(Z4, st[b][0], st[b][0])
+		VPXORQ(Z5, st[b][2], st[b][2])
+	}
+	for range 4 {
+		for b := range 2 {
+			sipRound(st[b][0], st[b][1], st[b][2], st[b][3])
+		}
+	}
+	kb := []Op{K2, K3}
+	for b := range 2 {
+		Comment("h = v0^v1^v2^v3 ^ x; a lane charges when bit 0 is set")
+		VPTERNLOGQ(U8(0x96), st[b][2], st[b][1], st[b][0])
+		VPTERNLOGQ(U8(0x96), Z15, st[b][3], st[b][0])
+		VPTESTMQ(Z6, st[b][0], kb[b])
+		VPADDD_BCST(Mem{Base: p, Disp: 8}, acc1[b], kb[b], acc1[b])
+		VPADDD_BCST(Mem{Base: p, Disp: 12}, acc2[b], kb[b], acc2[b])
+	}
+	ADDQ(U8(16), p)
+	JMP(LabelRef("siprec"))
+
+	Label("sipstore")
+	Comment("out[j:j+16] += the sums widened to 64 bits, live lanes only; out2 only when given")
+	for b := range 2 {
+		k := GP32()
+		sipLanes(rem, k, b)
+		KMOVB(k, K1)
+		for o, acc := range [][]VecPhysical{acc1, acc2} {
+			base := []Register{o1, o2}[o]
+			skip := fmt.Sprintf("sipskip_%d_%d", b, o)
+			if o == 1 {
+				TESTQ(n2, n2)
+				JE(LabelRef(skip))
+			}
+			VPMOVSXDQ(acc[b], Z26)
+			VMOVDQU64_Z(Mem{Base: base, Index: j, Scale: 8, Disp: 64 * b}, K1, Z27)
+			VPADDQ(Z26, Z27, Z27)
+			VMOVDQU64(Z27, K1, Mem{Base: base, Index: j, Scale: 8, Disp: 64 * b})
+			if o == 1 {
+				Label(skip)
+			}
+		}
+	}
+	ADDQ(U8(16), j)
+	JMP(LabelRef("sipgroup"))
+
+	Label("sipdone")
+	VZEROUPPER()
+	RET()
+}
+
+// sipLanes sets k to the live-lane mask of eight-lane block b of a group
+// whose live links number rem.
+func sipLanes(rem, k GPVirtual, b int) {
+	r := GP64()
+	MOVQ(rem, r)
+	XORL(k, k)
+	skip := fmt.Sprintf("siplanes_%d_%d", b, labelN)
+	labelN++
+	SUBQ(U32(8*b), r)
+	JLE(LabelRef(skip))
+	MOVL(U32(0xFF), k)
+	CMPQ(r, U8(8))
+	JAE(LabelRef(skip))
+	BZHIL(r.As32(), k, k)
+	Label(skip)
 }
