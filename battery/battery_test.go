@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"flag"
 	"math"
 	"math/big"
 	"os"
@@ -17,10 +16,9 @@ import (
 	"github.com/dchest/siphash"
 
 	"ibreservoir/hash"
+	"ibreservoir/internal/golden"
 	"ibreservoir/rng"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // smallConfig is a battery small enough for unit tests: a few hashes and
 // generators on little data.
@@ -34,6 +32,7 @@ func smallConfig(hashes, gens []string) Config {
 	c.Size.LCBlocks, c.Size.Sequences = 128, 4
 	c.TheoremIDs = []uint32{3, 44974351}
 	c.TheoremPairs = [][2]uint32{{2, 6}, {44974351, 44974353}}
+	c.Decode.Enabled = false // the decode family has its own tests (decode_test.go)
 	return c
 }
 
@@ -364,27 +363,8 @@ func TestGolden(t *testing.T) {
 	if err := run(t, c).WriteText(&text, true); err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range []struct {
-		file string
-		data []byte
-	}{{"small.json.golden", got}, {"small.txt.golden", text.Bytes()}} {
-		path := filepath.Join("testdata", g.file)
-		if *update {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, g.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if !bytes.Equal(g.data, want) {
-			t.Errorf("%s differs from the battery's output:\n%s", path, firstDiff(g.data, want))
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "small.json.golden"), got)
+	golden.Check(t, filepath.Join("testdata", "small.txt.golden"), text.Bytes())
 	if again := jsonOf(t, run(t, c)); !bytes.Equal(again, got) {
 		t.Errorf("a second run differs:\n%s", firstDiff(again, got))
 	}

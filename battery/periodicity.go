@@ -110,6 +110,14 @@ func (b *Battery) planPeriodicity(h Hash) {
 	// counts: min and max ones per q-window, then ones and n over all d.
 	t := &testSpec{name: "periodicity", group: "hash", subject: Subject{Hash: h.Name}, check: true,
 		chunks: 1 + per, counts: 2*len(qs) + 2}
+	// Chunk 0 finds each window's fewest and most ones (at most q); the
+	// others count ones over ChunkValues values.
+	t.limit = func(c int) uint64 {
+		if c == 0 {
+			return 1 << 12
+		}
+		return uint64(sz.ChunkValues)
+	}
 	t.run = func(c int, a *Acc) {
 		if c > 0 {
 			p, _ := h.formD(id)

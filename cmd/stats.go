@@ -5,9 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -62,7 +67,14 @@ the same report, byte for byte, as one unsharded run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			o.progress = isTerminal(o.stderr)
+			o.progress = true
+			if !o.cfg.Decode.Enabled {
+				for _, f := range []string{"decode-topologies", "decode-numberings", "decode-flows"} {
+					if cmd.Flags().Changed(f) {
+						return fmt.Errorf("--%s has no effect with --decode=false", f)
+					}
+				}
+			}
 			return runStats(cmd.Context(), o)
 		},
 	}
@@ -76,7 +88,11 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "run seed: every sample and generator stream derives from it")
 	fs.Float64Var(&o.cfg.Alpha, "alpha", o.cfg.Alpha, "family-wise error rate, held by Holm's correction")
 	fs.Float64Var(&o.cfg.MaxBias, "max-bias", o.cfg.MaxBias, "largest relative bias |l*P0(l)-1| a generator may have")
-	fs.BoolVar(&o.quick, "quick", false, "a small battery (less data per test): seconds instead of minutes, weaker tests")
+	fs.BoolVar(&o.quick, "quick", false, "a small battery (less data per test): seconds instead of minutes; its PASS verdicts are not evidence (every output says so)")
+	fs.BoolVar(&o.cfg.Decode.Enabled, "decode", o.cfg.Decode.Enabled, "run the decode family (docs/battery.md): does the receiver find the right links at the stated confidence, per window size")
+	fs.StringSliceVar(&o.cfg.Decode.Topologies, "decode-topologies", o.cfg.Decode.Topologies, "the decode family's candidate sets: "+strings.Join(battery.DecodeTopologies(), ", "))
+	fs.StringSliceVar(&o.cfg.Decode.Numberings, "decode-numberings", o.cfg.Decode.Numberings, "the decode family's switch numberings: "+strings.Join(battery.DecodeNumberings(), ", "))
+	fs.IntSliceVar(&o.cfg.Decode.Flows, "decode-flows", o.cfg.Decode.Flows, "the decode family's flows per workload, 1..16")
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
 	bindStatsOutput(fs, o)
@@ -144,6 +160,13 @@ func runStats(ctx context.Context, o *statsOptions) error {
 	if o.quick {
 		o.cfg.Size = battery.QuickSize()
 	}
+	var err error
+	if o.cfg.Hashes, err = noneList("hashes", o.cfg.Hashes); err != nil {
+		return err
+	}
+	if o.cfg.Generators, err = noneList("generators", o.cfg.Generators); err != nil {
+		return err
+	}
 	b, err := battery.New(o.cfg)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
@@ -162,6 +185,9 @@ func runStats(ctx context.Context, o *statsOptions) error {
 	} else if o.out != "" {
 		return errors.New("--out writes a shard's partial result: use it with --shard i/n, or use --json for the report")
 	}
+	if err := checkStatsOutputs(o); err != nil {
+		return err
+	}
 	progress, done := newStatsProgress(o, fmt.Sprintf("stats shard %d/%d", shard, of))
 	p, err := b.RunShard(ctx, shard, of, o.jobs, progress)
 	done()
@@ -179,6 +205,9 @@ func runStats(ctx context.Context, o *statsOptions) error {
 }
 
 func runStatsMerge(o *statsOptions, paths []string) error {
+	if err := checkStatsOutputs(o); err != nil {
+		return err
+	}
 	var parts []*battery.Partial
 	for _, path := range paths {
 		f, err := os.Open(path)
@@ -227,11 +256,103 @@ func writeStatsOutputs(o *statsOptions, r *battery.Report) error {
 	return nil
 }
 
-// newStatsProgress returns a progress callback drawing a bar on stderr when
-// it is a terminal, and a function that clears it.
+// noneList reads a list flag that "none" empties (stats --hashes none runs
+// the generators only).
+func noneList(flag string, list []string) ([]string, error) {
+	if !slices.Contains(list, "none") {
+		return list, nil
+	}
+	if len(list) > 1 {
+		return nil, fmt.Errorf("--%s %s: none cannot be listed with others", flag, strings.Join(list, ","))
+	}
+	return nil, nil
+}
+
+// checkStatsOutputs refuses, before any work, output paths that cannot be
+// written: --out and --json must be files in a writable directory, --report
+// a directory that exists or can be made.
+func checkStatsOutputs(o *statsOptions) error {
+	for _, c := range []struct {
+		flag, path string
+		dir        bool
+	}{{"out", o.out, false}, {"json", o.jsonPath, false}, {"report", o.report, true}} {
+		if c.path == "" {
+			continue
+		}
+		if err := checkOutputPath(c.path, c.dir); err != nil {
+			return fmt.Errorf("--%s %s: %w", c.flag, c.path, err)
+		}
+	}
+	return nil
+}
+
+// checkOutputPath says why path cannot be written as a file (or, with dir,
+// made a directory): something of the other kind in the way, or no writable
+// directory to create it in.
+func checkOutputPath(path string, dir bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && dir && !fi.IsDir():
+		return errors.New("a file is in the way of the directory")
+	case err == nil && !dir && fi.IsDir():
+		return errors.New("is a directory; give a file name")
+	case err != nil && !missing(err):
+		return err
+	}
+	at := filepath.Dir(path)
+	if dir && err == nil {
+		at = path
+	}
+	for {
+		fi, err := os.Stat(at)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is a file, not a directory", at)
+			}
+			break
+		}
+		if !missing(err) {
+			return err
+		}
+		up := filepath.Dir(at)
+		if up == at {
+			break
+		}
+		at = up
+	}
+	f, err := os.CreateTemp(at, ".ibreservoir-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", at, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// missing reports whether a stat failed because the path does not exist (or
+// runs through a file).
+func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) }
+
+// newStatsProgress returns a progress callback and a function that ends it:
+// a bar on stderr when it is a terminal, otherwise a line at every tenth of
+// the work, so that a long run in a batch job shows how far it got.
 func newStatsProgress(o *statsOptions, what string) (battery.Progress, func()) {
 	if !o.progress {
 		return nil, func() {}
+	}
+	if !isTerminal(o.stderr) {
+		start := time.Now()
+		last := 0
+		return func(done, total int) {
+			tenth := 10 * done / total
+			if tenth == last {
+				return
+			}
+			last = tenth
+			el := time.Since(start)
+			left := time.Duration(float64(el) * float64(total-done) / float64(done))
+			fmt.Fprintf(o.stderr, "%s: %d%% (%d of %d work items), %s elapsed, about %s left\n",
+				what, 10*tenth, done, total, el.Round(time.Second), left.Round(time.Second))
+		}, func() {}
 	}
 	var bar *progressbar.ProgressBar
 	return func(done, total int) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"ibreservoir/battery"
 )
@@ -102,4 +103,99 @@ func FuzzParseShard(f *testing.F) {
 			t.Errorf("parseShard(%q) = %d, %d with no error", s, i, n)
 		}
 	})
+}
+
+// Output paths are checked before the battery runs: a directory where a
+// file is wanted, a file where a directory is wanted, and a path under a
+// file fail at once, naming the flag.
+func TestStatsOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	afile := filepath.Join(dir, "afile")
+	if err := os.WriteFile(afile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		edit func(*statsOptions)
+		want string
+	}{
+		{func(o *statsOptions) { o.jsonPath = dir }, "--json " + dir + ": is a directory"},
+		{func(o *statsOptions) { o.jsonPath = filepath.Join(afile, "x.json") }, "is a file, not a directory"},
+		{func(o *statsOptions) { o.report = afile }, "--report " + afile + ": a file is in the way"},
+		{func(o *statsOptions) { o.report = filepath.Join(afile, "rep") }, "is a file, not a directory"},
+		{func(o *statsOptions) { o.shard, o.out = "0/2", dir }, "--out " + dir + ": is a directory"},
+	} {
+		o := quickStats(t)
+		o.cfg.Size.Draws = 1 << 30 // a battery that would take minutes: the check must come first
+		tc.edit(o)
+		start := time.Now()
+		err := runStats(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want it to mention %q", err, tc.want)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%q: the check came after the work (%v)", tc.want, time.Since(start))
+		}
+	}
+	// A report directory that does not exist yet is made.
+	o := quickStats(t)
+	o.cfg.Decode.Enabled = false
+	o.report = filepath.Join(dir, "new", "report")
+	if err := runStats(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(o.report, "report.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// --hashes none and --generators none, as documented, run the other half.
+func TestStatsNone(t *testing.T) {
+	o := quickStats(t)
+	o.cfg.Hashes = []string{"none"}
+	o.cfg.Decode.Enabled = false
+	if err := runStats(context.Background(), o); err != nil {
+		t.Fatalf("--hashes none: %v", err)
+	}
+	if !strings.Contains(o.stdout.(*bytes.Buffer).String(), "GENERATOR") {
+		t.Error("--hashes none tested no generator")
+	}
+	o = quickStats(t)
+	o.cfg.Hashes = []string{"none", "mult0"}
+	if err := runStats(context.Background(), o); err == nil || !strings.Contains(err.Error(), "none cannot be listed with others") {
+		t.Errorf("--hashes none,mult0: %v", err)
+	}
+}
+
+// A quick run says so, in the text, the JSON and the Markdown.
+func TestStatsQuickSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	o := quickStats(t)
+	o.quick = true
+	o.cfg.Hashes, o.cfg.Generators = []string{"mult0"}, []string{"ideal"}
+	o.cfg.IDs, o.cfg.Links, o.cfg.CountBits = []string{"psn-slid"}, []string{"thesis"}, []int{3}
+	o.cfg.Decode.Topologies, o.cfg.Decode.Numberings, o.cfg.Decode.Flows = []string{"tapered-5.3"}, []string{"topo"}, []int{1}
+	o.jsonPath, o.report = filepath.Join(dir, "s.json"), filepath.Join(dir, "rep")
+	if err := runStats(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := os.ReadFile(o.jsonPath)
+	md, _ := os.ReadFile(filepath.Join(o.report, "report.md"))
+	for name, out := range map[string]string{"text": o.stdout.(*bytes.Buffer).String(), "json": string(js), "markdown": string(md)} {
+		if !strings.Contains(out, "QUICK RUN") || !strings.Contains(out, "not evidence") {
+			t.Errorf("the %s output does not say it is quick and what it cannot be trusted for", name)
+		}
+	}
+}
+
+// Flags of the decode family with the family turned off are an error.
+func TestStatsDecodeFlags(t *testing.T) {
+	var out bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&out)
+	rootCmd.SetArgs([]string{"stats", "--decode=false", "--decode-flows", "1"})
+	err := rootCmd.Execute()
+	resetFlags(t, "stats")
+	if err == nil || !strings.Contains(err.Error(), "--decode-flows has no effect with --decode=false") {
+		t.Errorf("err = %v", err)
+	}
 }
