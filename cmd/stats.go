@@ -330,7 +330,9 @@ func checkOutputPath(path string, dir bool) error {
 
 // missing reports whether a stat failed because the path does not exist (or
 // runs through a file).
-func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) }
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
 
 // newStatsProgress returns a progress callback and a function that ends it:
 // a bar on stderr when it is a terminal, otherwise a line at every tenth of
