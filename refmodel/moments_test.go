@@ -337,3 +337,91 @@ func TestSelectionWithHardwareP0(t *testing.T) {
 		t.Error("the ideal generator should use 1/l (nil)")
 	}
 }
+
+// The congested fraction's exact law (OneReservoirRatio) against the model
+// itself: model moments' default case (a link at hop 1 of 5-hop paths, Q =
+// 200, N = 120, M = 60 congested on 2 hops) walked 4000 times with SipHash.
+// P(W_d <= 0) and P(F outside [0, 1] | W_d > 0) are z-tested as
+// proportions, E[F | W_d > 0] as a mean (with the exact law's variance), and
+// Var[F | W_d > 0] with the sample variance's own standard error,
+// sqrt((mu4 - sigma^4)/n) from the exact fourth moment (F is heavy-tailed
+// near W_d = 0, so a normal-theory interval would be wrong). The
+// delta method's variance (RatioMoments) is far from it here, which is why
+// model moments prints the exact law beside it. The simulated law (the
+// fallback for large Q) agrees with the exact one.
+func TestOneReservoirRatio(t *testing.T) {
+	flags := []bool{true, true, false, false, false}
+	classes := []PathClass{
+		{Packets: 60, Len: 5, At: 1, Congested: flags},
+		{Packets: 60, Len: 5, At: 1},
+		{Packets: 80, Len: 5},
+	}
+	law, err := OneReservoirRatio(classes, IdealSelection, DefaultRatioWork, 0, 1)
+	must(t, err)
+	if law.Method != "exact" {
+		t.Fatalf("method %s, want exact", law.Method)
+	}
+	const reps = 4000
+	c := sipConfig(header.OneReservoir, 8)
+	m := mustModel(t, c)
+	r := rand.New(rand.NewPCG(31, 32))
+	g := rng.NewIdeal(31, c.MaxL())
+	set := CandidateSet{PathLen: 1, Links: []Link{scenD}, Hops: []int{1}}
+	f := &meanVar{}
+	nonPos, outside := 0, 0
+	hops := make([]Hop, 5)
+	for range reps {
+		tl, err := m.NewTally(set)
+		must(t, err)
+		for _, cl := range classes {
+			for range cl.Packets {
+				for j := range hops {
+					l := Link{uint16(100 + r.IntN(900)), uint8(1 + r.IntN(48))}
+					if j+1 == cl.At {
+						l = scenD
+					}
+					hops[j] = Hop{Link: l, Congested: cl.congested(j + 1), Gen: g}
+				}
+				s, err := m.Walk(r.Uint32(), hops, nil)
+				must(t, err)
+				tl.Add(s)
+			}
+		}
+		e := tl.Estimates(5, DefaultP)[0]
+		if e.W <= 0 {
+			nonPos++
+			continue
+		}
+		fr := float64(e.C) / float64(e.W)
+		f.add(fr)
+		if fr < 0 || fr > 1 {
+			outside++
+		}
+	}
+	p := float64(nonPos) / reps
+	if z := (p - law.PNonPositive) / math.Sqrt(law.PNonPositive*(1-law.PNonPositive)/reps); math.Abs(z) > zCrit {
+		t.Errorf("P(W <= 0): walked %.4f, exact %.4f (z = %.2f)", p, law.PNonPositive, z)
+	}
+	checkMean(t, "E[C/W | W > 0]", f, law.Mean, law.Var)
+	if z := (f.variance() - law.Var) / math.Sqrt((law.M4-law.Var*law.Var)/f.n); math.Abs(z) > zCrit {
+		t.Errorf("Var[C/W | W > 0]: walked %.4f, exact %.4f (z = %.2f)", f.variance(), law.Var, z)
+	}
+	po := float64(outside) / f.n
+	if z := (po - law.POutside) / math.Sqrt(law.POutside*(1-law.POutside)/f.n); math.Abs(z) > zCrit {
+		t.Errorf("P(F outside [0, 1] | W > 0): walked %.4f, exact %.4f (z = %.2f)", po, law.POutside, z)
+	}
+	one, err := OneReservoirMoments(classes, IdealSelection)
+	must(t, err)
+	_, dv := RatioMoments(one)
+	if dv > law.Var/3 {
+		t.Errorf("delta-method variance %.3f is not far from the exact %.3f: the example no longer shows the point", dv, law.Var)
+	}
+	sim, err := OneReservoirRatio(classes, IdealSelection, 0, 200000, 5)
+	must(t, err)
+	if sim.Method != "simulated" || math.Abs(sim.Mean-law.Mean) > 4*math.Sqrt(law.Var/2e5) ||
+		math.Abs(sim.PNonPositive-law.PNonPositive) > 4*math.Sqrt(law.PNonPositive/2e5) || math.Abs(sim.Var/law.Var-1) > 0.05 {
+		t.Errorf("simulated %+v, exact %+v", sim, law)
+	}
+	t.Logf("exact: P(W<=0) %.4f, E[F|W>0] %.4f, Var %.4f, outside %.4f, CV[W] %.3f; walked: P %.4f, mean %.4f, var %.4f, outside %.4f; delta-method variance %.4f",
+		law.PNonPositive, law.Mean, law.Var, law.POutside, law.CV, p, f.mean(), f.variance(), po, dv)
+}
