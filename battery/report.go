@@ -379,10 +379,15 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 	if all {
 		title = "ALL TESTS"
 	}
+	shown := r.Results
+	if !all && r.Summary.Decode != nil {
+		shown = r.decodeWorst()
+		title += " (of the decode hash tests, the worst failing window and workload of each hash part; --all or --json for every one)"
+	}
 	fmt.Fprintln(w, title)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERDICT\tTEST\tSUBJECT\tSTATISTIC\tVALUE\tP\tP HOLM\tDETAIL")
-	for _, x := range r.Results {
+	for _, x := range shown {
 		if !all && x.Verdict == Pass {
 			continue
 		}
@@ -393,6 +398,30 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Verdict, x.Test, subj, x.Statistic, x.Value, x.P, x.PHolm, x.Detail)
 	}
 	return tw.Flush()
+}
+
+// decodeWorst returns the results with the failing decode hash tests thinned
+// to the one with the largest statistic per hash part (hash, id, link).
+func (r *Report) decodeWorst() []Result {
+	type part struct{ h, id, link string }
+	best := map[part]int{}
+	for i, x := range r.Results {
+		if x.Test != "decode/hash" || x.Verdict != Fail {
+			continue
+		}
+		k := part{x.Subject.Hash, x.Subject.ID, x.Subject.Link}
+		if j, ok := best[k]; !ok || x.Value > r.Results[j].Value {
+			best[k] = i
+		}
+	}
+	var out []Result
+	for i, x := range r.Results {
+		if x.Test == "decode/hash" && x.Verdict == Fail && best[part{x.Subject.Hash, x.Subject.ID, x.Subject.Link}] != i {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 func trimGroup(names []string) []string {
