@@ -132,6 +132,9 @@ type testSpec struct {
 	limit func(chunk int) uint64
 	// vet checks a chunk's counts beyond the limit; nil for none.
 	vet func(chunk int, a Acc) error
+	// weight is a chunk's work in units of about a million hash
+	// evaluations, for progress; 0 counts as 1.
+	weight int
 }
 
 func (t *testSpec) key() string {
@@ -268,7 +271,10 @@ type PartialItem struct {
 	Acc
 }
 
-// Progress is told, after each chunk, how many of the shard's chunks are done.
+// Progress is told, after each chunk, how much of the shard's work is done:
+// in units of about a million hash evaluations, so that the share done and
+// the time left mean something when a few chunks are much heavier than the
+// rest (the decode family's).
 type Progress func(done, total int)
 
 type item struct {
@@ -302,6 +308,10 @@ func (b *Battery) RunShard(ctx context.Context, shard, of, workers int, progress
 		workers = runtime.GOMAXPROCS(0)
 	}
 	items := b.items(shard, of)
+	total := 0
+	for _, it := range items {
+		total += max(it.t.weight, 1)
+	}
 	accs := make([]Acc, len(items))
 	var (
 		mu   sync.Mutex
@@ -325,9 +335,9 @@ func (b *Battery) RunShard(ctx context.Context, shard, of, workers int, progress
 				}
 				accs[i] = a
 				mu.Lock()
-				done++
+				done += max(it.t.weight, 1)
 				if progress != nil {
-					progress(done, len(items))
+					progress(done, total)
 				}
 				mu.Unlock()
 			}

@@ -352,7 +352,11 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 	runBits := ks[len(ks)-1]
 	nl := len(w.set.Links)
 	subj := Subject{Hash: h.String(), ID: opt.String(), Link: enc.String()}
-	t := &testSpec{name: "hash", group: "decode", subject: subj, scenario: w.name, chunks: 1, counts: len(ks) * decodeWindowWords}
+	t := &testSpec{name: "hash", group: "decode", subject: subj, scenario: w.name, chunks: 1, counts: len(ks) * decodeWindowWords,
+		weight: max(1, (1<<runBits)*nl>>20)}
+	if !hasForm(h) {
+		t.weight *= 8 // SipHash in full for every (packet, link)
+	}
 	t.limit = func(int) uint64 { return 0 }
 	t.vet = func(_ int, a Acc) error {
 		for i, k := range ks {
@@ -779,7 +783,8 @@ func (b *Battery) planDecodeGenerator(gs GeneratorSpec, cb int, w *workload, rou
 	}
 	// counts: held-hop frequencies (1..l, none), then the worst link, its z
 	// (float bits), its relative bias (float bits), and the links compared.
-	t := &testSpec{name: "generator", group: "decode", subject: subj, scenario: scen, chunks: 1, counts: w.pathLen + 5}
+	t := &testSpec{name: "generator", group: "decode", subject: subj, scenario: scen, chunks: 1, counts: w.pathLen + 5,
+		weight: max(1, sz.DecodePackets*w.pathLen>>8)}
 	t.limit = func(int) uint64 { return 0 } // float words: vet checks them
 	t.vet = func(_ int, a Acc) error {
 		var n uint64

@@ -431,7 +431,8 @@ func (b *Battery) planHashOnly(h Hash) {
 		if dir.hasForm {
 			chunks = len(args) * int(per)
 		}
-		t := &testSpec{name: "exhaustive-ones-over-" + dir.over, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(args), limit: sweepLimit(dir.hasForm)}
+		t := &testSpec{name: "exhaustive-ones-over-" + dir.over, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(args), limit: sweepLimit(dir.hasForm),
+			weight: sweepWeight(dir.hasForm, sz)}
 		t.run = func(c int, a *Acc) {
 			if dir.hasForm {
 				i, r := c/int(per), uint64(c%int(per))
@@ -468,7 +469,8 @@ func (b *Battery) planHashOnly(h Hash) {
 		if dir.hasForm {
 			chunks = len(pairs) * int(per)
 		}
-		t := &testSpec{name: "exhaustive-agree-over-" + dir.over, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(pairs), limit: sweepLimit(dir.hasForm)}
+		t := &testSpec{name: "exhaustive-agree-over-" + dir.over, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(pairs), limit: sweepLimit(dir.hasForm),
+			weight: sweepWeight(dir.hasForm, sz)}
 		t.run = func(c int, a *Acc) {
 			if dir.hasForm {
 				i, r := c/int(per), uint64(c%int(per))
@@ -585,6 +587,15 @@ func (b *Battery) planHashOnly(h Hash) {
 	if h.Name == hash.Mult0.String() {
 		b.planPeriodicity(h)
 	}
+}
+
+// sweepWeight is an exhaustive sweep chunk's work for progress: a vector
+// kernel takes about 2^4 values per hash evaluation's time.
+func sweepWeight(hasForm bool, sz Size) int {
+	if !hasForm {
+		return max(1, sz.Samples>>20)
+	}
+	return max(1, sz.ChunkValues>>24)
 }
 
 // A direction is one of the two ways of sweeping H: over d with the id fixed,

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ type statsOptions struct {
 	shard    string // "i/n"
 	out      string // the partial result of a shard
 	jsonPath string
+	record   string // the decode record, for stats choose
 	report   string // a directory for report.md and its figures
 	all      bool
 	strict   bool
@@ -96,8 +98,148 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
 	bindStatsOutput(fs, o)
-	c.AddCommand(newStatsMergeCmd())
+	c.AddCommand(newStatsMergeCmd(), newStatsChooseCmd())
 	return c
+}
+
+// statsCommand is the command line that reproduces a run's configuration
+// as far as the flags reach (the default run: plain 'ibreservoir stats').
+func statsCommand(c battery.Config) string {
+	cmd := "ibreservoir stats"
+	d := battery.DefaultConfig()
+	if c.Seed != d.Seed {
+		cmd += fmt.Sprintf(" --seed %d", c.Seed)
+	}
+	if c.Size == battery.QuickSize() {
+		cmd += " --quick"
+	} else if c.Size != d.Size {
+		cmd += " (with a custom size)"
+	}
+	return cmd
+}
+
+// ---- stats choose
+
+type statsChooseOptions struct {
+	record, synthesis string
+	readme, doc       string
+}
+
+// The markers around the "which configuration to choose" table in README.md
+// and docs/battery.md.
+const (
+	chooseBegin = "<!-- which configuration to choose: begin (go run . stats choose --readme README.md --doc docs/battery.md) -->"
+	chooseEnd   = "<!-- which configuration to choose: end -->"
+)
+
+func newStatsChooseCmd() *cobra.Command {
+	o := &statsChooseOptions{record: "docs/decode.json", synthesis: "docs/synthesis.json"}
+	c := &cobra.Command{
+		Use:   "choose",
+		Short: "The 'which configuration to choose' table: decode verdicts per window size beside each configuration's cost in gates",
+		Long: `choose joins a decode record (the decode family's verdicts, written by
+'ibreservoir stats --decode-record FILE') with the synthesis costs of every RTL
+configuration (docs/synthesis.json, written by 'ibreservoir verify --synth')
+into one table: each synthesized hash and generator at a 3-bit hop count (the
+sender draws at their L), its decode verdict at each window size (the packet-id
+options that pass, with the thesis's link encoding), its cells and flip-flops
+(standard-cell area and critical path where the file has them), and the
+cheapest configuration sound for decoding at each window size. It prints the
+table in Markdown, or rewrites it between its markers in the files given.`,
+		Example: `  ibreservoir stats --decode-record docs/decode.json
+  ibreservoir stats choose --readme README.md --doc docs/battery.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStatsChoose(cmd.OutOrStdout(), o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.record, "record", o.record, "the decode record (stats --decode-record)")
+	f.StringVar(&o.synthesis, "synthesis", o.synthesis, "the synthesis costs (verify --synth)")
+	f.StringVar(&o.readme, "readme", "", "rewrite the table between its markers in this file (README.md)")
+	f.StringVar(&o.doc, "doc", "", "rewrite the table between its markers in this file too (docs/battery.md)")
+	return c
+}
+
+// chooseTable reads the record and the costs and returns the table.
+func chooseTable(recordPath, synthPath string) (string, error) {
+	rf, err := os.Open(recordPath)
+	if err != nil {
+		return "", fmt.Errorf("--record: %w", err)
+	}
+	defer rf.Close()
+	rec, err := battery.ReadDecodeRecord(rf)
+	if err != nil {
+		return "", fmt.Errorf("--record %s: %w", recordPath, err)
+	}
+	sf, err := os.Open(synthPath)
+	if err != nil {
+		return "", fmt.Errorf("--synthesis: %w", err)
+	}
+	defer sf.Close()
+	synth, err := battery.ReadSynthesis(sf)
+	if err != nil {
+		return "", fmt.Errorf("--synthesis %s: %w", synthPath, err)
+	}
+	table, err := battery.ChooseTable(rec, synth)
+	if err != nil {
+		return "", err
+	}
+	note := fmt.Sprintf("Decode verdicts from `%s` (seed %d; %s), costs from `%s`; regenerate with `go run . stats choose --readme README.md --doc docs/battery.md`.\n\n",
+		recordPath, rec.Config.Seed, rec.Command, synthPath)
+	return note + table, nil
+}
+
+func runStatsChoose(w io.Writer, o *statsChooseOptions) error {
+	var docs []string
+	for _, p := range []string{o.readme, o.doc} {
+		if p == "" {
+			continue
+		}
+		doc, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if _, err := replaceMarked(doc, chooseBegin, chooseEnd, nil); err != nil {
+			return fmt.Errorf("%s: %w", p, err) // refuse a file without markers before any work
+		}
+		docs = append(docs, p)
+	}
+	table, err := chooseTable(o.record, o.synthesis)
+	if err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		_, err := io.WriteString(w, table)
+		return err
+	}
+	for _, p := range docs {
+		doc, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out, err := replaceMarked(doc, chooseBegin, chooseEnd, []byte(table))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if err := atomicfile.WriteFile(p, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaceMarked returns doc with the text between the lines begin and end
+// replaced by body.
+func replaceMarked(doc []byte, begin, end string, body []byte) ([]byte, error) {
+	i := bytes.Index(doc, []byte(begin))
+	j := bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("no markers: want a line %q and, after it, a line %q", begin, end)
+	}
+	i += len(begin)
+	out := append([]byte{}, doc[:i]...)
+	out = append(out, '\n')
+	out = append(out, body...)
+	return append(out, doc[j:]...), nil
 }
 
 type flagSet interface {
@@ -108,6 +250,7 @@ type flagSet interface {
 
 func bindStatsOutput(fs flagSet, o *statsOptions) {
 	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
+	fs.StringVar(&o.record, "decode-record", "", "also write the decode family's verdicts to this file, for 'ibreservoir stats choose' (docs/decode.json)")
 	fs.StringVar(&o.report, "report", "", "also write a Markdown report with plots into this directory")
 	fs.BoolVar(&o.all, "all", false, "list every test in the text report, not only the failing and invalid ones")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 if any combination is not sound")
@@ -179,8 +322,8 @@ func runStats(ctx context.Context, o *statsOptions) error {
 		if o.out == "" {
 			return errors.New("--shard needs --out FILE for the partial result; merge the shards with 'ibreservoir stats merge'")
 		}
-		if o.jsonPath != "" || o.report != "" {
-			return errors.New("--json and --report describe the whole battery: give them to 'ibreservoir stats merge', not to a shard")
+		if o.jsonPath != "" || o.report != "" || o.record != "" {
+			return errors.New("--json, --report and --decode-record describe the whole battery: give them to 'ibreservoir stats merge', not to a shard")
 		}
 	} else if o.out != "" {
 		return errors.New("--out writes a shard's partial result: use it with --shard i/n, or use --json for the report")
@@ -242,6 +385,15 @@ func writeStatsOutputs(o *statsOptions, r *battery.Report) error {
 			return err
 		}
 	}
+	if o.record != "" {
+		rec, err := r.DecodeRecord(statsCommand(r.Config))
+		if err != nil {
+			return fmt.Errorf("--decode-record: %w", err)
+		}
+		if err := atomicfile.Write(o.record, rec.WriteJSON); err != nil {
+			return err
+		}
+	}
 	if o.report != "" {
 		if err := r.WriteMarkdown(o.report); err != nil {
 			return err
@@ -275,7 +427,7 @@ func checkStatsOutputs(o *statsOptions) error {
 	for _, c := range []struct {
 		flag, path string
 		dir        bool
-	}{{"out", o.out, false}, {"json", o.jsonPath, false}, {"report", o.report, true}} {
+	}{{"out", o.out, false}, {"json", o.jsonPath, false}, {"decode-record", o.record, false}, {"report", o.report, true}} {
 		if c.path == "" {
 			continue
 		}
@@ -352,7 +504,7 @@ func newStatsProgress(o *statsOptions, what string) (battery.Progress, func()) {
 			last = tenth
 			el := time.Since(start)
 			left := time.Duration(float64(el) * float64(total-done) / float64(done))
-			fmt.Fprintf(o.stderr, "%s: %d%% (%d of %d work items), %s elapsed, about %s left\n",
+			fmt.Fprintf(o.stderr, "%s: %d%% (%d of %d units of work), %s elapsed, about %s left\n",
 				what, 10*tenth, done, total, el.Round(time.Second), left.Round(time.Second))
 		}, func() {}
 	}
