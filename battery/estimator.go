@@ -110,7 +110,7 @@ func (b *Battery) planEstimator(gs GeneratorSpec, w int, scenario string) {
 				nic = m.Config().NewSenderGenerator(1)
 			} else {
 				for j := 1; j <= l; j++ {
-					s := seed.Derive(run, refmodel.SeedPortGenerator, uint64(j), 1)
+					s := m.Config().PortSeed(uint16(j), 1)
 					if scenario == "lockstep" {
 						s = seed.Derive(run, tagLockstep)
 					}

@@ -249,10 +249,10 @@ func (b *Battery) planGap(gs GeneratorSpec, subj Subject, l int, p float64) {
 // planHopIndependence adds the test of independence between the draws of
 // hops l-1 and l of one packet. Hop j of a path draws for l = j (its count is
 // j-1); each hop is a different switch's port generator, seeded as
-// docs/spec.md section 6 says (seed.Derive(run, refmodel.SeedPortGenerator,
-// switch, port)), or, in the lockstep scenario, all with one seed, the case
-// section 5.9's free-running registers risk. A per-packet generator (the
-// sender draws) serves every hop of the packet itself.
+// docs/spec.md section 6 says (refmodel's Config.PortSeed), or, in the
+// lockstep scenario, all with one seed, the case section 5.9's free-running
+// registers risk. A per-packet generator (the sender draws) serves every hop
+// of the packet itself.
 func (b *Battery) planHopIndependence(gs GeneratorSpec, subj Subject, l int, scenario string) {
 	sz := b.cfg.Size
 	L := b.maxL()
@@ -262,7 +262,7 @@ func (b *Battery) planHopIndependence(gs GeneratorSpec, subj Subject, l int, sce
 		run := seed.Derive(b.cfg.Seed, tagBattery, keyTag(t.key()), uint64(c))
 		gens := make([]rng.Generator, l+1)
 		for j := 1; j <= l; j++ {
-			s := seed.Derive(run, refmodel.SeedPortGenerator, uint64(j), 1)
+			s := refmodel.Config{Seed: run}.PortSeed(uint16(j), 1)
 			if scenario == "lockstep" {
 				s = seed.Derive(run, tagLockstep)
 			}
