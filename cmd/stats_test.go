@@ -199,3 +199,51 @@ func TestStatsDecodeFlags(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// The "which configuration to choose" tables in README.md and
+// docs/battery.md are what 'stats choose' makes of the checked-in decode
+// record (docs/decode.json) and synthesis costs (docs/synthesis.json).
+func TestChooseTablesCurrent(t *testing.T) {
+	rec, synth := filepath.Join("..", "docs", "decode.json"), filepath.Join("..", "docs", "synthesis.json")
+	table, err := chooseTable(rec, synth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table names its inputs as the command run from the root sees them.
+	table = strings.ReplaceAll(table, rec, "docs/decode.json")
+	table = strings.ReplaceAll(table, synth, "docs/synthesis.json")
+	for _, p := range []string{filepath.Join("..", "README.md"), filepath.Join("..", "docs", "battery.md")} {
+		doc, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := replaceMarked(doc, chooseBegin, chooseEnd, []byte(table))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !bytes.Equal(doc, want) {
+			t.Errorf("%s: the table differs from docs/decode.json and docs/synthesis.json; run go run . stats choose --readme README.md --doc docs/battery.md", p)
+		}
+	}
+}
+
+// stats choose refuses a file without the markers before it reads anything
+// else, and prints the table without --readme.
+func TestStatsChoose(t *testing.T) {
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "bare.md")
+	if err := os.WriteFile(bare, []byte("# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runStatsChoose(&bytes.Buffer{}, &statsChooseOptions{record: "missing.json", synthesis: "missing.json", readme: bare})
+	if err == nil || !strings.Contains(err.Error(), "no markers") {
+		t.Errorf("err = %v, want the missing markers named first", err)
+	}
+	var out bytes.Buffer
+	if err := runStatsChoose(&out, &statsChooseOptions{record: filepath.Join("..", "docs", "decode.json"), synthesis: filepath.Join("..", "docs", "synthesis.json")}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "cheapest configuration sound for decoding") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
