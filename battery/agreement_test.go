@@ -99,3 +99,61 @@ func TestEncodingsAvoidSmallRatios(t *testing.T) {
 		t.Logf("%s: smallest k*k' over the 401 links' pairs: %.0f (links d = %d, %d)", enc, least, worst[0], worst[1])
 	}
 }
+
+// alignedPairs counts the (link, traffic link) pairs of a workload whose
+// rotations under Hmult0 over consecutive ids have a relation
+// k*theta(a) +- k'*theta(b) within 1/n of a turn, k*k' <= 9 (odd k, k').
+func alignedPairs(w *workload, enc hash.LinkEncoding, n float64) (aligned, pairs int) {
+	ds, _ := w.set.Encode(enc)
+	th := make([]uint32, len(ds))
+	for j, d := range ds {
+		f, _ := hash.New(hash.Mult0).FormID(d)
+		th[j], _ = rotation32(f)
+	}
+	for a := range ds {
+		for b := range ds {
+			if a == b || w.units[b] == 0 {
+				continue
+			}
+			pairs++
+		search:
+			for k1 := 1; k1 <= 9; k1 += 2 {
+				for k2 := 1; k1*k2 <= 9; k2 += 2 {
+					for _, sg := range []int{1, -1} {
+						diff := uint32(k1)*th[a] - uint32(sg*k2)*th[b]
+						if math.Abs(float64(int32(diff)))/(1<<32)*n < 1 {
+							aligned++
+							break search
+						}
+					}
+				}
+			}
+		}
+	}
+	return aligned, pairs
+}
+
+// On section 5.3's set, the number of aligned link pairs at a window of n
+// consecutive ids is about what rotations spread like random numbers give,
+// 40/n per pair (10 relations with k*k' <= 9, two signs, 2/n each): no
+// numbering or encoding removes them at short windows. The counts are the
+// ones docs/battery.md quotes (go test ./battery -run TestAlignedPairs -v).
+func TestAlignedPairs(t *testing.T) {
+	for _, num := range DecodeNumberings() {
+		w, err := buildWorkload(decodeTopologies[0], num, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, enc := range hash.LinkEncodings() {
+			for _, lg := range []int{12, 16, 20} {
+				n := float64(uint64(1) << lg)
+				got, pairs := alignedPairs(w, enc, n)
+				want := 40 / n * float64(pairs)
+				t.Logf("%s %s n=2^%d: %d of %d pairs aligned (random rotations: %.1f)", num, enc, lg, got, pairs, want)
+				if lg < 20 && (float64(got) < want/2 || float64(got) > 2*want) {
+					t.Errorf("%s %s n=2^%d: %d aligned pairs, far from the %.0f of random rotations", num, enc, lg, got, want)
+				}
+			}
+		}
+	}
+}
