@@ -429,17 +429,28 @@ func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *wor
 		copy(prev, cur)
 	}
 	out := make([]decodeWindow, len(ks))
-	blameFor := map[int][]int{} // worst link -> indices into ks
+	var significant []int // indices into ks whose worst link stands out
 	for i, k := range ks {
 		out[i] = decodeSummary(w, mu, ss, nl, k-ks[0], 1<<k, p)
 		d := out[i]
 		if d.Worst != noLink && sidak(chiSquareP(d.X, int(d.K)), int(d.Links)) < blameBelow {
-			blameFor[int(d.Worst)] = append(blameFor[int(d.Worst)], i)
+			significant = append(significant, i)
 		}
 	}
-	// Blame, where the window size's worst link stands out: for each such
-	// link d, the agreement of its bits with every traffic link's, per base
-	// window, from a tally of weight-1 samples whose hop bit is H(id, d).
+	// Blame, where a window size's worst link stands out: the agreement of
+	// its bits with every traffic link's, per base window, from a tally of
+	// weight-1 samples whose hop bit is H(id, d). Each such link costs a pass
+	// over the stream, so only the smallest and the largest window sizes
+	// that stand out get theirs (and every other size with the same link).
+	blameFor := map[int][]int{} // worst link -> indices into ks
+	if n := len(significant); n > 0 {
+		ends := []uint64{out[significant[0]].Worst, out[significant[n-1]].Worst}
+		for _, i := range significant {
+			if l := out[i].Worst; slices.Contains(ends, l) {
+				blameFor[int(l)] = append(blameFor[int(l)], i)
+			}
+		}
+	}
 	worst := make([]int, 0, len(blameFor))
 	for d := range blameFor {
 		worst = append(worst, d)
