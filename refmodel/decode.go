@@ -77,47 +77,46 @@ type Tally struct {
 
 	scheme  header.Scheme
 	hash    hash.Func
-	quad    bool           // its Forms over d have A != 0 (the double hash)
-	sip     *kernel.SipKey // SipHash's key: the SipHash kernel takes the sign batches' records
+	quad    bool           // the hash's Forms over d have A != 0 (the double hash)
+	mask    uint32         // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
+	// formMask and shift: the mask of the hash's Forms over d for id 1, and
+	// the shift that brings it to the kernel's mask (Add's common case).
+	formMask uint32
+	shift    uint
+	sip     *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
 	generic bool
 	sum1    int64 // batch weights not yet added to every link
 	sum2    int64
 
-	// Records waiting for the kernels (refmodel/internal/kernel): the sign
-	// contract's, by the outputs they charge (signHops: Counts; signBoth:
-	// Counts and Congested; signCongs: Congested), and the Form contract's.
-	sign  [3]signBatch
-	recs  []uint64 // Form records for (Counts, Congested)
-	congQ []Sample // tworeservoir samples whose congested reservoir takes a Form record
+	// Records waiting for the kernels (refmodel/internal/kernel), by the
+	// outputs they charge: batchHops, Counts; batchBoth, Counts and
+	// Congested; batchCongs, Congested.
+	batch [3]recBatch
 }
 
-// The sign batches, by the outputs their records charge.
+// The record batches, by the outputs their records charge.
 const (
-	signHops  = 0
-	signBoth  = 1
-	signCongs = 2
+	batchHops  = 0
+	batchBoth  = 1
+	batchCongs = 2
 )
 
-// A signBatch is the records of one Sign call.
-type signBatch struct{ recs []uint32 }
+// A recBatch is the records of one kernel call.
+type recBatch struct{ recs []uint32 }
 
 // batchSize bounds the records the kernels walk per call, so that they stay
-// in the first-level cache (32 bytes each: 8 KiB for the Form kernel; 16
-// bytes each for the sign kernel, which takes twice as many: 8 KiB).
-const (
-	batchSize     = 256
-	signBatchSize = 2 * batchSize
-)
+// in the first-level cache (16 bytes each: 8 KiB).
+const batchSize = 512
 
-// maxSignWeight is the largest weight the kernels take. A sign batch's
-// charges, 2*w each, then sum to at most signBatchSize*2*maxSignWeight <
-// 2^31, within the kernel's 32-bit lanes; a hop count is at most 2^16-1.
-// A heavier sample takes the reference path.
-const maxSignWeight = 1<<21 - 1
+// maxKernelWeight is the largest weight the kernels take. A batch's charges,
+// 2*w each, then sum to at most batchSize*2*maxKernelWeight < 2^31, within
+// the kernels' 32-bit lanes; a hop count is at most 2^16-1. A heavier sample
+// takes the reference path.
+const maxKernelWeight = 1<<21 - 1
 
 func init() {
-	if signBatchSize*2*maxSignWeight > kernel.MaxSignSum {
-		panic("refmodel: a sign batch of the heaviest samples overflows the kernel's lanes")
+	if batchSize*2*maxKernelWeight > kernel.MaxSum {
+		panic("refmodel: a batch of the heaviest samples overflows the kernels' lanes")
 	}
 }
 
@@ -137,16 +136,28 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 	t := &Tally{
 		Set: set, D: ds, Counts: make([]int64, n), Congested: make([]int64, n),
 		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash,
-		recs: make([]uint64, 0, batchSize*kernel.RecWords),
 	}
 	if f, ok := m.cfg.Hash.FormD(1); ok {
-		t.quad = f.A != 0
+		t.quad, t.mask, t.formMask = f.A != 0, kernelMask(f), f.Mask
+		if t.mask == kernel.SignMask && f.Mask != 0 {
+			t.shift = uint(bits.LeadingZeros32(f.Mask))
+		}
 	}
 	t.sip = sipKeyOf(m.cfg.Hash)
-	for i := range t.sign {
-		t.sign[i].recs = make([]uint32, 0, signBatchSize*kernel.SignRecWords)
+	for i := range t.batch {
+		t.batch[i].recs = make([]uint32, 0, batchSize*kernel.RecWords)
 	}
 	return t, nil
+}
+
+// kernelMask is the parity kernel's mask for a hash whose Forms have f's
+// mask: the sign bit for a mask of at most one bit (shifted there by
+// parityForm), else the mask itself (the CRCs', the same for every id).
+func kernelMask(f hash.Form) uint32 {
+	if f.Mask&(f.Mask-1) == 0 {
+		return kernel.SignMask
+	}
+	return f.Mask
 }
 
 // UseGeneric makes the tally use the plain-Go kernels, for comparisons.
@@ -161,12 +172,12 @@ func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 // counts as Alg. 9's; the congested counts follow the congested reservoir's
 // own bit and weight.
 //
-// A hash whose Form over d has a one-bit mask (every hash but the CRCs and
-// SipHash) takes the sign kernel, the CRCs the Form kernel, SipHash, which
-// has no Form, the SipHash kernel.
+// Every hash with a Form takes the parity kernel (the multiplicative and
+// parity hashes through the sign of the product, the CRCs through the parity
+// of their mask); SipHash, which has none, the SipHash kernel.
 func (t *Tally) Add(s Sample) {
 	t.Packets++
-	if uint(s.HopCount) > maxSignWeight || uint(s.CongCount) > maxSignWeight {
+	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight {
 		t.addReference(s)
 		return
 	}
@@ -175,6 +186,19 @@ func (t *Tally) Add(s Sample) {
 		return
 	}
 	f, _ := t.hash.FormD(s.ID)
+	var b, a uint32
+	if f.Mask == t.formMask {
+		b, a = f.B<<t.shift, f.A<<t.shift // the common case: the mask of every id
+		if !t.quad {
+			a = 0
+		}
+	} else {
+		var ok bool
+		if b, a, ok = parityForm(f, t.quad, t.mask); !ok {
+			t.addReference(s) // a mask the kernel does not take: not a built-in hash
+			return
+		}
+	}
 	w := int64(s.HopCount)
 	switch t.scheme {
 	case header.OneReservoir:
@@ -182,62 +206,43 @@ func (t *Tally) Add(s Sample) {
 			return // an empty reservoir adds nothing (Alg. 9)
 		}
 		// c is 1 when the congested count follows the match: the record
-		// goes to signBoth (1) rather than signHops (0), without a branch.
+		// goes to batchBoth (1) rather than batchHops (0), without a branch.
 		c := int64(b2i(s.CongBit == 1))
-		if b, a, ok := signForm(f, t.quad); ok {
+		sw := signOf(f.C^uint32(s.HopBit)) * w
+		t.sum1 += sw
+		t.sum2 += sw * c
+		t.push(&t.batch[c], b, a, sw, sw*c)
+	case header.TwoReservoir:
+		if w > 0 {
 			sw := signOf(f.C^uint32(s.HopBit)) * w
 			t.sum1 += sw
-			t.sum2 += sw * c
-			t.pushSign(&t.sign[c], b, a, sw, sw*c)
-			return
+			t.push(&t.batch[batchHops], b, a, sw, 0)
 		}
-		cw := w * c
-		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, cw))
-		t.sum1 += w
-		t.sum2 += cw
-	case header.TwoReservoir:
-		cw := int64(s.CongCount)
-		if b, a, ok := signForm(f, t.quad); ok {
-			if w > 0 {
-				sg := signOf(f.C ^ uint32(s.HopBit))
-				t.sum1 += sg * w
-				t.pushSign(&t.sign[signHops], b, a, sg*w, 0)
-			}
-			if cw > 0 {
-				sg := signOf(f.C ^ uint32(s.CongBit))
-				t.sum2 += sg * cw
-				t.pushSign(&t.sign[signCongs], b, a, sg*cw, 0)
-			}
-			return
+		if cw := int64(s.CongCount); cw > 0 {
+			sw := signOf(f.C^uint32(s.CongBit)) * cw
+			t.sum2 += sw
+			t.push(&t.batch[batchCongs], b, a, sw, 0)
 		}
-		// The congested reservoir is charged through a record whose first
-		// weight goes to out2: push it with the weights swapped and apply
-		// the batch's records to (Congested, Counts). Two batches keep the
-		// two kinds apart.
-		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, 0))
-		t.sum1 += w
-		if cw > 0 {
-			t.congQ = append(t.congQ, s)
-			t.sum2 += cw
-		}
-	}
-	if len(t.recs) == cap(t.recs) {
-		t.flushRecs()
 	}
 }
 
-// signForm returns the sign contract's B' and A' of a Form whose mask has at
-// most one bit (bit k of a product is bit 31 of the product shifted left by
-// 31-k); ok is false for a wider mask.
-func signForm(f hash.Form, quad bool) (b, a uint32, ok bool) {
-	if f.Mask&(f.Mask-1) != 0 {
+// parityForm returns the parity contract's B and A of a Form for the kernel
+// mask: for the sign mask, a Form whose mask has at most one bit, shifted to
+// bit 31 (bit k of a product is bit 31 of the product shifted left by 31-k);
+// for a wider mask, the Form as it is when its mask is that one. ok is false
+// otherwise.
+func parityForm(f hash.Form, quad bool, mask uint32) (b, a uint32, ok bool) {
+	switch {
+	case mask == kernel.SignMask && f.Mask == 0:
+		return 0, 0, true // parity over nothing: the constant C
+	case mask == kernel.SignMask && f.Mask&(f.Mask-1) == 0:
+		sh := uint(bits.LeadingZeros32(f.Mask))
+		b, a = f.B<<sh, f.A<<sh
+	case f.Mask == mask:
+		b, a = f.B, f.A
+	default:
 		return 0, 0, false
 	}
-	if f.Mask == 0 {
-		return 0, 0, true // parity over nothing: the constant C
-	}
-	sh := uint(bits.LeadingZeros32(f.Mask))
-	b, a = f.B<<sh, f.A<<sh
 	if !quad {
 		a = 0
 	}
@@ -254,16 +259,16 @@ func b2i(b bool) int {
 // signOf is (-1)^x for a bit x.
 func signOf(x uint32) int64 { return 1 - 2*int64(x&1) }
 
-// pushSign queues one record of the sign (or SipHash) contract, (b, a, -2*s1,
-// -2*s2), charging where the sign bit is set (the SipHash bit mismatches);
-// the caller has added s1 (s2) to the batch's constant part.
-func (t *Tally) pushSign(q *signBatch, b, a uint32, s1, s2 int64) {
+// push queues one record (b, a, -2*s1, -2*s2) of the parity (or SipHash)
+// contract, charging where the parity is 1 (the SipHash bit mismatches); the
+// caller has added s1 (s2) to the batch's constant part.
+func (t *Tally) push(q *recBatch, b, a uint32, s1, s2 int64) {
 	i := len(q.recs)
-	q.recs = q.recs[:i+kernel.SignRecWords]
-	r := q.recs[i : i+kernel.SignRecWords : i+kernel.SignRecWords]
+	q.recs = q.recs[:i+kernel.RecWords]
+	r := q.recs[i : i+kernel.RecWords : i+kernel.RecWords]
 	r[0], r[1], r[2], r[3] = b, a, uint32(-2*s1), uint32(-2*s2)
 	if len(q.recs) == cap(q.recs) {
-		t.flushSign(q)
+		t.flushBatch(q)
 	}
 }
 
@@ -279,15 +284,15 @@ func (t *Tally) addSip(s Sample) {
 		c := int64(b2i(s.CongBit == 1))
 		t.sum1 += w
 		t.sum2 += w * c
-		t.pushSign(&t.sign[c], s.ID, uint32(s.HopBit), w, w*c)
+		t.push(&t.batch[c], s.ID, uint32(s.HopBit), w, w*c)
 	case header.TwoReservoir:
 		if w > 0 {
 			t.sum1 += w
-			t.pushSign(&t.sign[signHops], s.ID, uint32(s.HopBit), w, 0)
+			t.push(&t.batch[batchHops], s.ID, uint32(s.HopBit), w, 0)
 		}
 		if cw := int64(s.CongCount); cw > 0 {
 			t.sum2 += cw
-			t.pushSign(&t.sign[signCongs], s.ID, uint32(s.CongBit), cw, 0)
+			t.push(&t.batch[batchCongs], s.ID, uint32(s.CongBit), cw, 0)
 		}
 	}
 }
@@ -302,15 +307,15 @@ func sipKeyOf(h hash.Func) *kernel.SipKey {
 	return &key
 }
 
-func (t *Tally) flushSign(q *signBatch) {
+func (t *Tally) flushBatch(q *recBatch) {
 	if len(q.recs) == 0 {
 		return
 	}
 	out1, out2 := t.Counts, t.Congested
 	switch q {
-	case &t.sign[signHops]:
+	case &t.batch[batchHops]:
 		out2 = nil
-	case &t.sign[signCongs]:
+	case &t.batch[batchCongs]:
 		out1, out2 = t.Congested, nil
 	}
 	switch {
@@ -319,44 +324,17 @@ func (t *Tally) flushSign(q *signBatch) {
 	case t.sip != nil:
 		kernel.Sip(*t.sip, t.D, q.recs, out1, out2, false)
 	case t.generic:
-		kernel.SignGeneric(t.D, q.recs, out1, out2, t.quad)
+		kernel.ParityGeneric(t.D, q.recs, out1, out2, t.quad, t.mask)
 	default:
-		kernel.Sign(t.D, q.recs, out1, out2, t.quad)
+		kernel.Parity(t.D, q.recs, out1, out2, t.quad, t.mask)
 	}
 	q.recs = q.recs[:0]
 }
 
-func (t *Tally) push(r [kernel.RecWords]uint64) { t.recs = append(t.recs, r[:]...) }
-
-func (t *Tally) mismatch(recs []uint64, out1, out2 []int64) {
-	if t.generic {
-		kernel.MismatchGeneric(t.D, recs, out1, out2)
-	} else {
-		kernel.Mismatch(t.D, recs, out1, out2)
-	}
-}
-
-func (t *Tally) flushRecs() {
-	if len(t.recs) > 0 {
-		t.mismatch(t.recs, t.Counts, t.Congested)
-		t.recs = t.recs[:0]
-	}
-	if len(t.congQ) > 0 {
-		for _, s := range t.congQ {
-			f, _ := t.hash.FormD(s.ID)
-			t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.CongBit), int64(s.CongCount), 0))
-		}
-		t.congQ = t.congQ[:0]
-		t.mismatch(t.recs, t.Congested, t.Counts)
-		t.recs = t.recs[:0]
-	}
-}
-
 // Flush completes the batched packets.
 func (t *Tally) Flush() {
-	t.flushRecs()
-	for i := range t.sign {
-		t.flushSign(&t.sign[i])
+	for i := range t.batch {
+		t.flushBatch(&t.batch[i])
 	}
 	if t.sum1 != 0 || t.sum2 != 0 {
 		for j := range t.Counts {
@@ -544,8 +522,8 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 		return fmt.Errorf("weighted bits: %d links with %d weights, %d ids into %d outputs", len(ds), len(weights), len(ids), len(out))
 	}
 	for j, w := range weights {
-		if w < -maxSignWeight || w > maxSignWeight {
-			return fmt.Errorf("weighted bits: link %d (d=%d) has weight %d, beyond +-%d", j, ds[j], w, maxSignWeight)
+		if w < -maxKernelWeight || w > maxKernelWeight {
+			return fmt.Errorf("weighted bits: link %d (d=%d) has weight %d, beyond +-%d", j, ds[j], w, maxKernelWeight)
 		}
 	}
 	out = out[:len(ids)]
@@ -553,47 +531,39 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 	h := m.cfg.Hash
 	if key := sipKeyOf(h); key != nil {
 		// The SipHash kernel with the ids in the lanes: records (d, 0, w).
-		for start := 0; start < len(ds); start += signBatchSize {
+		for start := 0; start < len(ds); start += batchSize {
 			var recs []uint32
-			for j := start; j < min(len(ds), start+signBatchSize); j++ {
-				r := kernel.SignRec(ds[j], 0, int32(weights[j]), 0)
+			for j := start; j < min(len(ds), start+batchSize); j++ {
+				r := kernel.Rec(ds[j], 0, int32(weights[j]), 0)
 				recs = append(recs, r[:]...)
 			}
 			kernel.Sip(*key, ids, recs, out, nil, true)
 		}
 		return nil
 	}
-	// A call's records charge at most kernel.MaxSignSum in total: the sign
-	// records go in calls of signBatchSize (each |w| < 2^21).
-	var sign []uint32
-	var form []uint64
+	// A call's records charge at most kernel.MaxSum in total: they go in
+	// calls of batchSize (each |w| < 2^21).
+	f1, _ := h.FormID(1)
+	mask := kernelMask(f1)
+	var recs []uint32
 	var base int64
 	for j, d := range ds {
 		f, _ := h.FormID(d)
 		w := weights[j]
-		if b, _, ok := signForm(f, false); ok {
-			// H = sign ^ C: w*H = w*C + w*(1-2C)*sign.
-			c := int64(f.C & 1)
-			base += w * c
-			r := kernel.SignRec(b, 0, int32(w*(1-2*c)), 0)
-			sign = append(sign, r[:]...)
-			continue
+		b, _, ok := parityForm(f, false, mask)
+		if !ok || f.A != 0 {
+			return fmt.Errorf("weighted bits: %s over the id at d=%d has no form the kernel takes", h, d)
 		}
-		// Form contract: a mismatch (H = 1 with X = C) charges -2w.
-		r := kernel.Rec(f.A, f.B, f.Mask, f.C, w, 0)
-		form = append(form, r[:]...)
+		// H = P ^ C: w*H = w*C + w*(1-2C)*P.
+		c := int64(f.C & 1)
+		base += w * c
+		r := kernel.Rec(b, 0, int32(w*(1-2*c)), 0)
+		recs = append(recs, r[:]...)
 	}
-	for len(sign) > 0 {
-		n := min(len(sign), signBatchSize*kernel.SignRecWords)
-		kernel.Sign(ids, sign[:n], out, nil, false)
-		sign = sign[n:]
-	}
-	if len(form) > 0 {
-		acc := make([]int64, len(ids))
-		kernel.Mismatch(ids, form, acc, make([]int64, len(ids)))
-		for i := range acc {
-			out[i] -= acc[i] / 2
-		}
+	for len(recs) > 0 {
+		n := min(len(recs), batchSize*kernel.RecWords)
+		kernel.Parity(ids, recs[:n], out, nil, false, mask)
+		recs = recs[n:]
 	}
 	for i := range out {
 		out[i] += base

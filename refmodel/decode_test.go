@@ -217,9 +217,9 @@ func TestWeightedBits(t *testing.T) {
 			ws := make([]int64, nl)
 			for j := range ds {
 				ds[j] = r.Uint32()
-				ws[j] = r.Int64N(2*maxSignWeight+1) - maxSignWeight
+				ws[j] = r.Int64N(2*maxKernelWeight+1) - maxKernelWeight
 				if j%7 == 0 {
-					ws[j] = maxSignWeight
+					ws[j] = maxKernelWeight
 				}
 			}
 			ids := make([]uint32, 1+r.IntN(300))

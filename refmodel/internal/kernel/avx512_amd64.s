@@ -4,89 +4,9 @@
 
 #include "textflag.h"
 
-// func mismatchAVX512(ds []uint32, recs []uint64, out1 []int64, out2 []int64)
-// Requires: AVX, AVX512F, AVX512VPOPCNTDQ, BMI2
-TEXT ·mismatchAVX512(SB), NOSPLIT, $0-96
-	MOVQ ds_base+0(FP), AX
-	MOVQ ds_len+8(FP), CX
-	MOVQ recs_base+24(FP), DX
-	MOVQ recs_len+32(FP), BX
-	MOVQ out1_base+48(FP), SI
-	MOVQ out2_base+72(FP), DI
-
-	// recEnd = recs + 8*len(recs)
-	LEAQ (DX)(BX*8), BX
-
-	// Z31 = 1 in every lane, for the parity test
-	MOVL         $0x00000001, R8
-	VPBROADCASTD R8, Z31
-	XORQ         R8, R8
-
-block:
-	CMPQ R8, CX
-	JAE  done
-
-	// K1: the block's live lanes, min(len(ds)-j, 16) of them; K2 = K1>>8
-	MOVQ  CX, R9
-	SUBQ  R8, R9
-	MOVL  $0x0000ffff, R10
-	CMPQ  R9, $0x10
-	JAE   full
-	BZHIL R9, R10, R10
-
-full:
-	KMOVW       R10, K1
-	KSHIFTRW    $0x08, K1, K2
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VPMULLD     Z0, Z0, Z1
-	VPXORQ      Z2, Z2, Z2
-	VPXORQ      Z3, Z3, Z3
-	VPXORQ      Z4, Z4, Z4
-	VPXORQ      Z5, Z5, Z5
-	MOVQ        DX, R9
-
-packet:
-	CMPQ         R9, BX
-	JAE          store
-	VPMULLD.BCST 4(R9), Z0, Z6
-	VPMULLD.BCST (R9), Z1, Z7
-	VPADDD       Z7, Z6, Z6
-	VPANDD.BCST  8(R9), Z6, Z6
-	VPOPCNTD     Z6, Z6
-	VPXORD.BCST  12(R9), Z6, Z6
-	VPTESTMD     Z31, Z6, K3
-	KSHIFTRW     $0x08, K3, K4
-	VPSUBQ.BCST  16(R9), Z2, K3, Z2
-	VPSUBQ.BCST  16(R9), Z3, K4, Z3
-	VPSUBQ.BCST  24(R9), Z4, K3, Z4
-	VPSUBQ.BCST  24(R9), Z5, K4, Z5
-	ADDQ         $0x20, R9
-	JMP          packet
-
-store:
-	// out[j:j+16] += the block's sums, live lanes only
-	VMOVDQU64.Z (SI)(R8*8), K1, Z8
-	VPADDQ      Z2, Z8, Z8
-	VMOVDQU64   Z8, K1, (SI)(R8*8)
-	VMOVDQU64.Z 64(SI)(R8*8), K2, Z9
-	VPADDQ      Z3, Z9, Z9
-	VMOVDQU64   Z9, K2, 64(SI)(R8*8)
-	VMOVDQU64.Z (DI)(R8*8), K1, Z8
-	VPADDQ      Z4, Z8, Z8
-	VMOVDQU64   Z8, K1, (DI)(R8*8)
-	VMOVDQU64.Z 64(DI)(R8*8), K2, Z9
-	VPADDQ      Z5, Z9, Z9
-	VMOVDQU64   Z9, K2, 64(DI)(R8*8)
-	ADDQ        $0x10, R8
-	JMP         block
-
-done:
-	VZEROUPPER
-	RET
-
-// func signAVX512(ds []uint32, recs []uint32, out1 []int64, out2 []int64, quad bool)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·signAVX512(SB), NOSPLIT, $0-97
+// func parityAVX512(ds []uint32, recs []uint32, out1 []int64, out2 []int64, quad bool, mask uint32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VPOPCNTDQ, BMI2
+TEXT ·parityAVX512(SB), NOSPLIT, $0-104
 	MOVQ ds_base+0(FP), AX
 	MOVQ ds_len+8(FP), CX
 	MOVQ recs_base+24(FP), DX
@@ -95,486 +15,948 @@ TEXT ·signAVX512(SB), NOSPLIT, $0-97
 	MOVQ out2_base+72(FP), DI
 	MOVQ out2_len+80(FP), R8
 	MOVB quad+96(FP), R9
+	MOVL mask+100(FP), R10
 
-	// recEnd = recs + 4*len(recs)
-	LEAQ (DX)(BX*4), BX
-	XORQ R10, R10
+	// recEnd = recs + 4*len(recs); the mask in Z29, 1 in Z30; sgn = 1 when the mask is bit 31 alone
+	LEAQ         (DX)(BX*4), BX
+	VPBROADCASTD R10, Z29
+	MOVL         $0x00000001, R11
+	VPBROADCASTD R11, Z30
+	XORQ         R11, R11
+	CMPL         R10, $0x80000000
+	SETEQ        R11
+	XORQ         R10, R10
 
 group:
 	CMPQ R10, CX
 	JAE  done
 
 	// rem = len(ds) - j: the group's live links (more than 48: four blocks)
-	MOVQ CX, R11
-	SUBQ R10, R11
+	MOVQ CX, R12
+	SUBQ R10, R12
 
 	// Load the group's d (zero past the end: a zero product has no sign bit) and clear the sums
-	MOVQ  R11, R13
-	XORL  R12, R12
-	SUBQ  $0x00000000, R13
+	MOVQ  R12, R14
+	XORL  R13, R13
+	SUBQ  $0x00000000, R14
 	JLE   lanes_0_0
-	MOVL  $0x0000ffff, R12
-	CMPQ  R13, $0x10
+	MOVL  $0x0000ffff, R13
+	CMPQ  R14, $0x10
 	JAE   lanes_0_0
-	BZHIL R13, R12, R12
+	BZHIL R14, R13, R13
 
 lanes_0_0:
-	KMOVW       R12, K5
+	KMOVW       R13, K5
 	VMOVDQU32.Z (AX)(R10*4), K5, Z0
 	VPMULLD     Z0, Z0, Z4
 	VPXORD      Z8, Z8, Z8
 	VPXORD      Z12, Z12, Z12
-	MOVQ        R11, R13
-	XORL        R12, R12
-	SUBQ        $0x00000010, R13
+	MOVQ        R12, R14
+	XORL        R13, R13
+	SUBQ        $0x00000010, R14
 	JLE         lanes_1_1
-	MOVL        $0x0000ffff, R12
-	CMPQ        R13, $0x10
+	MOVL        $0x0000ffff, R13
+	CMPQ        R14, $0x10
 	JAE         lanes_1_1
-	BZHIL       R13, R12, R12
+	BZHIL       R14, R13, R13
 
 lanes_1_1:
-	KMOVW       R12, K5
+	KMOVW       R13, K5
 	VMOVDQU32.Z 64(AX)(R10*4), K5, Z1
 	VPMULLD     Z1, Z1, Z5
 	VPXORD      Z9, Z9, Z9
 	VPXORD      Z13, Z13, Z13
-	MOVQ        R11, R13
-	XORL        R12, R12
-	SUBQ        $0x00000020, R13
+	MOVQ        R12, R14
+	XORL        R13, R13
+	SUBQ        $0x00000020, R14
 	JLE         lanes_2_2
-	MOVL        $0x0000ffff, R12
-	CMPQ        R13, $0x10
+	MOVL        $0x0000ffff, R13
+	CMPQ        R14, $0x10
 	JAE         lanes_2_2
-	BZHIL       R13, R12, R12
+	BZHIL       R14, R13, R13
 
 lanes_2_2:
-	KMOVW       R12, K5
+	KMOVW       R13, K5
 	VMOVDQU32.Z 128(AX)(R10*4), K5, Z2
 	VPMULLD     Z2, Z2, Z6
 	VPXORD      Z10, Z10, Z10
 	VPXORD      Z14, Z14, Z14
-	MOVQ        R11, R13
-	XORL        R12, R12
-	SUBQ        $0x00000030, R13
+	MOVQ        R12, R14
+	XORL        R13, R13
+	SUBQ        $0x00000030, R14
 	JLE         lanes_3_3
-	MOVL        $0x0000ffff, R12
-	CMPQ        R13, $0x10
+	MOVL        $0x0000ffff, R13
+	CMPQ        R14, $0x10
 	JAE         lanes_3_3
-	BZHIL       R13, R12, R12
+	BZHIL       R14, R13, R13
 
 lanes_3_3:
-	KMOVW       R12, K5
+	KMOVW       R13, K5
 	VMOVDQU32.Z 192(AX)(R10*4), K5, Z3
 	VPMULLD     Z3, Z3, Z7
 	VPXORD      Z11, Z11, Z11
 	VPXORD      Z15, Z15, Z15
 
 	// Dispatch on the shape: live blocks (1-4), quad, two outputs
-	MOVQ R11, R12
-	ADDQ $0x0f, R12
-	SHRQ $0x04, R12
-	CMPQ R12, $0x04
+	MOVQ R12, R13
+	ADDQ $0x0f, R13
+	SHRQ $0x04, R13
+	CMPQ R13, $0x04
 	JBE  nbok
-	MOVQ $0x00000004, R12
+	MOVQ $0x00000004, R13
 
 nbok:
-	// shape = (nb-1) | quad<<2 | (len(out2) > 0)<<3
-	LEAQ    -1(R12), R12
-	MOVBQZX R9, R13
-	SHLQ    $0x02, R13
-	ORQ     R13, R12
-	XORQ    R13, R13
+	// shape = (nb-1) | quad<<2 | (len(out2) > 0)<<3 | sign<<4
+	LEAQ    -1(R13), R13
+	MOVBQZX R9, R14
+	SHLQ    $0x02, R14
+	ORQ     R14, R13
+	XORQ    R14, R14
 	TESTQ   R8, R8
-	SETNE   R13
-	SHLQ    $0x03, R13
-	ORQ     R13, R12
-	CMPQ    R12, $0x00
+	SETNE   R14
+	SHLQ    $0x03, R14
+	ORQ     R14, R13
+	MOVQ    R11, R14
+	SHLQ    $0x04, R14
+	ORQ     R14, R13
+	CMPQ    R13, $0x00
 	JE      shape0
-	CMPQ    R12, $0x01
+	CMPQ    R13, $0x01
 	JE      shape1
-	CMPQ    R12, $0x02
+	CMPQ    R13, $0x02
 	JE      shape2
-	CMPQ    R12, $0x03
+	CMPQ    R13, $0x03
 	JE      shape3
-	CMPQ    R12, $0x04
+	CMPQ    R13, $0x04
 	JE      shape4
-	CMPQ    R12, $0x05
+	CMPQ    R13, $0x05
 	JE      shape5
-	CMPQ    R12, $0x06
+	CMPQ    R13, $0x06
 	JE      shape6
-	CMPQ    R12, $0x07
+	CMPQ    R13, $0x07
 	JE      shape7
-	CMPQ    R12, $0x08
+	CMPQ    R13, $0x08
 	JE      shape8
-	CMPQ    R12, $0x09
+	CMPQ    R13, $0x09
 	JE      shape9
-	CMPQ    R12, $0x0a
+	CMPQ    R13, $0x0a
 	JE      shape10
-	CMPQ    R12, $0x0b
+	CMPQ    R13, $0x0b
 	JE      shape11
-	CMPQ    R12, $0x0c
+	CMPQ    R13, $0x0c
 	JE      shape12
-	CMPQ    R12, $0x0d
+	CMPQ    R13, $0x0d
 	JE      shape13
-	CMPQ    R12, $0x0e
+	CMPQ    R13, $0x0e
 	JE      shape14
-	CMPQ    R12, $0x0f
+	CMPQ    R13, $0x0f
 	JE      shape15
+	CMPQ    R13, $0x10
+	JE      shape16
+	CMPQ    R13, $0x11
+	JE      shape17
+	CMPQ    R13, $0x12
+	JE      shape18
+	CMPQ    R13, $0x13
+	JE      shape19
+	CMPQ    R13, $0x14
+	JE      shape20
+	CMPQ    R13, $0x15
+	JE      shape21
+	CMPQ    R13, $0x16
+	JE      shape22
+	CMPQ    R13, $0x17
+	JE      shape23
+	CMPQ    R13, $0x18
+	JE      shape24
+	CMPQ    R13, $0x19
+	JE      shape25
+	CMPQ    R13, $0x1a
+	JE      shape26
+	CMPQ    R13, $0x1b
+	JE      shape27
+	CMPQ    R13, $0x1c
+	JE      shape28
+	CMPQ    R13, $0x1d
+	JE      shape29
+	CMPQ    R13, $0x1e
+	JE      shape30
+	CMPQ    R13, $0x1f
+	JE      shape31
 
 shape0:
-	// 1 blocks, quad false, two outputs false
-	MOVQ DX, R12
+	// 1 blocks, quad false, two outputs false, sign false
+	MOVQ DX, R13
 
 rec0:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	ADDQ         $0x10, R13
 	JMP          rec0
 
 shape1:
-	// 2 blocks, quad false, two outputs false
-	MOVQ DX, R12
+	// 2 blocks, quad false, two outputs false, sign false
+	MOVQ DX, R13
 
 rec1:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	ADDQ         $0x10, R13
 	JMP          rec1
 
 shape2:
-	// 3 blocks, quad false, two outputs false
-	MOVQ DX, R12
+	// 3 blocks, quad false, two outputs false, sign false
+	MOVQ DX, R13
 
 rec2:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	ADDQ         $0x10, R13
 	JMP          rec2
 
 shape3:
-	// 4 blocks, quad false, two outputs false
-	MOVQ DX, R12
+	// 4 blocks, quad false, two outputs false, sign false
+	MOVQ DX, R13
 
 rec3:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	VPMULLD.BCST (R12), Z3, Z19
-	VPMOVD2M     Z19, K4
-	VPADDD.BCST  8(R12), Z11, K4, Z11
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPMULLD.BCST (R13), Z3, Z19
+	VPANDD       Z29, Z19, Z19
+	VPOPCNTD     Z19, Z19
+	VPTESTMD     Z30, Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	ADDQ         $0x10, R13
 	JMP          rec3
 
 shape4:
-	// 1 blocks, quad true, two outputs false
-	MOVQ DX, R12
+	// 1 blocks, quad true, two outputs false, sign false
+	MOVQ DX, R13
 
 rec4:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	ADDQ         $0x10, R13
 	JMP          rec4
 
 shape5:
-	// 2 blocks, quad true, two outputs false
-	MOVQ DX, R12
+	// 2 blocks, quad true, two outputs false, sign false
+	MOVQ DX, R13
 
 rec5:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMULLD.BCST 4(R12), Z5, Z21
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
 	VPADDD       Z21, Z17, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	ADDQ         $0x10, R13
 	JMP          rec5
 
 shape6:
-	// 3 blocks, quad true, two outputs false
-	MOVQ DX, R12
+	// 3 blocks, quad true, two outputs false, sign false
+	MOVQ DX, R13
 
 rec6:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMULLD.BCST 4(R12), Z5, Z21
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
 	VPADDD       Z21, Z17, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMULLD.BCST 4(R12), Z6, Z22
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
 	VPADDD       Z22, Z18, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	ADDQ         $0x10, R13
 	JMP          rec6
 
 shape7:
-	// 4 blocks, quad true, two outputs false
-	MOVQ DX, R12
+	// 4 blocks, quad true, two outputs false, sign false
+	MOVQ DX, R13
 
 rec7:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMULLD.BCST 4(R12), Z5, Z21
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
 	VPADDD       Z21, Z17, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMULLD.BCST 4(R12), Z6, Z22
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
 	VPADDD       Z22, Z18, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	VPMULLD.BCST (R12), Z3, Z19
-	VPMULLD.BCST 4(R12), Z7, Z23
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPMULLD.BCST (R13), Z3, Z19
+	VPMULLD.BCST 4(R13), Z7, Z23
 	VPADDD       Z23, Z19, Z19
-	VPMOVD2M     Z19, K4
-	VPADDD.BCST  8(R12), Z11, K4, Z11
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z19, Z19
+	VPOPCNTD     Z19, Z19
+	VPTESTMD     Z30, Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	ADDQ         $0x10, R13
 	JMP          rec7
 
 shape8:
-	// 1 blocks, quad false, two outputs true
-	MOVQ DX, R12
+	// 1 blocks, quad false, two outputs true, sign false
+	MOVQ DX, R13
 
 rec8:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	ADDQ         $0x10, R13
 	JMP          rec8
 
 shape9:
-	// 2 blocks, quad false, two outputs true
-	MOVQ DX, R12
+	// 2 blocks, quad false, two outputs true, sign false
+	MOVQ DX, R13
 
 rec9:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPADDD.BCST  12(R12), Z13, K2, Z13
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	ADDQ         $0x10, R13
 	JMP          rec9
 
 shape10:
-	// 3 blocks, quad false, two outputs true
-	MOVQ DX, R12
+	// 3 blocks, quad false, two outputs true, sign false
+	MOVQ DX, R13
 
 rec10:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPADDD.BCST  12(R12), Z13, K2, Z13
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	VPADDD.BCST  12(R12), Z14, K3, Z14
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	ADDQ         $0x10, R13
 	JMP          rec10
 
 shape11:
-	// 4 blocks, quad false, two outputs true
-	MOVQ DX, R12
+	// 4 blocks, quad false, two outputs true, sign false
+	MOVQ DX, R13
 
 rec11:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPADDD.BCST  12(R12), Z13, K2, Z13
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	VPADDD.BCST  12(R12), Z14, K3, Z14
-	VPMULLD.BCST (R12), Z3, Z19
-	VPMOVD2M     Z19, K4
-	VPADDD.BCST  8(R12), Z11, K4, Z11
-	VPADDD.BCST  12(R12), Z15, K4, Z15
-	ADDQ         $0x10, R12
+	VPMULLD.BCST (R13), Z0, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	VPMULLD.BCST (R13), Z3, Z19
+	VPANDD       Z29, Z19, Z19
+	VPOPCNTD     Z19, Z19
+	VPTESTMD     Z30, Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	VPADDD.BCST  12(R13), Z15, K4, Z15
+	ADDQ         $0x10, R13
 	JMP          rec11
 
 shape12:
-	// 1 blocks, quad true, two outputs true
-	MOVQ DX, R12
+	// 1 blocks, quad true, two outputs true, sign false
+	MOVQ DX, R13
 
 rec12:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	ADDQ         $0x10, R13
 	JMP          rec12
 
 shape13:
-	// 2 blocks, quad true, two outputs true
-	MOVQ DX, R12
+	// 2 blocks, quad true, two outputs true, sign false
+	MOVQ DX, R13
 
 rec13:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMULLD.BCST 4(R12), Z5, Z21
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
 	VPADDD       Z21, Z17, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPADDD.BCST  12(R12), Z13, K2, Z13
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	ADDQ         $0x10, R13
 	JMP          rec13
 
 shape14:
-	// 3 blocks, quad true, two outputs true
-	MOVQ DX, R12
+	// 3 blocks, quad true, two outputs true, sign false
+	MOVQ DX, R13
 
 rec14:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
-	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMULLD.BCST 4(R12), Z5, Z21
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
 	VPADDD       Z21, Z17, Z17
-	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPADDD.BCST  12(R12), Z13, K2, Z13
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMULLD.BCST 4(R12), Z6, Z22
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
 	VPADDD       Z22, Z18, Z18
-	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	VPADDD.BCST  12(R12), Z14, K3, Z14
-	ADDQ         $0x10, R12
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	ADDQ         $0x10, R13
 	JMP          rec14
 
 shape15:
-	// 4 blocks, quad true, two outputs true
-	MOVQ DX, R12
+	// 4 blocks, quad true, two outputs true, sign false
+	MOVQ DX, R13
 
 rec15:
-	CMPQ         R12, BX
+	CMPQ         R13, BX
 	JAE          store
-	VPMULLD.BCST (R12), Z0, Z16
-	VPMULLD.BCST 4(R12), Z4, Z20
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPANDD       Z29, Z16, Z16
+	VPOPCNTD     Z16, Z16
+	VPTESTMD     Z30, Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
+	VPADDD       Z21, Z17, Z17
+	VPANDD       Z29, Z17, Z17
+	VPOPCNTD     Z17, Z17
+	VPTESTMD     Z30, Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
+	VPADDD       Z22, Z18, Z18
+	VPANDD       Z29, Z18, Z18
+	VPOPCNTD     Z18, Z18
+	VPTESTMD     Z30, Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	VPMULLD.BCST (R13), Z3, Z19
+	VPMULLD.BCST 4(R13), Z7, Z23
+	VPADDD       Z23, Z19, Z19
+	VPANDD       Z29, Z19, Z19
+	VPOPCNTD     Z19, Z19
+	VPTESTMD     Z30, Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	VPADDD.BCST  12(R13), Z15, K4, Z15
+	ADDQ         $0x10, R13
+	JMP          rec15
+
+shape16:
+	// 1 blocks, quad false, two outputs false, sign true
+	MOVQ DX, R13
+
+rec16:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	ADDQ         $0x10, R13
+	JMP          rec16
+
+shape17:
+	// 2 blocks, quad false, two outputs false, sign true
+	MOVQ DX, R13
+
+rec17:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	ADDQ         $0x10, R13
+	JMP          rec17
+
+shape18:
+	// 3 blocks, quad false, two outputs false, sign true
+	MOVQ DX, R13
+
+rec18:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	ADDQ         $0x10, R13
+	JMP          rec18
+
+shape19:
+	// 4 blocks, quad false, two outputs false, sign true
+	MOVQ DX, R13
+
+rec19:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPMULLD.BCST (R13), Z3, Z19
+	VPMOVD2M     Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	ADDQ         $0x10, R13
+	JMP          rec19
+
+shape20:
+	// 1 blocks, quad true, two outputs false, sign true
+	MOVQ DX, R13
+
+rec20:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
 	VPADDD       Z20, Z16, Z16
 	VPMOVD2M     Z16, K1
-	VPADDD.BCST  8(R12), Z8, K1, Z8
-	VPADDD.BCST  12(R12), Z12, K1, Z12
-	VPMULLD.BCST (R12), Z1, Z17
-	VPMULLD.BCST 4(R12), Z5, Z21
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	ADDQ         $0x10, R13
+	JMP          rec20
+
+shape21:
+	// 2 blocks, quad true, two outputs false, sign true
+	MOVQ DX, R13
+
+rec21:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
 	VPADDD       Z21, Z17, Z17
 	VPMOVD2M     Z17, K2
-	VPADDD.BCST  8(R12), Z9, K2, Z9
-	VPADDD.BCST  12(R12), Z13, K2, Z13
-	VPMULLD.BCST (R12), Z2, Z18
-	VPMULLD.BCST 4(R12), Z6, Z22
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	ADDQ         $0x10, R13
+	JMP          rec21
+
+shape22:
+	// 3 blocks, quad true, two outputs false, sign true
+	MOVQ DX, R13
+
+rec22:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
+	VPADDD       Z21, Z17, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
 	VPADDD       Z22, Z18, Z18
 	VPMOVD2M     Z18, K3
-	VPADDD.BCST  8(R12), Z10, K3, Z10
-	VPADDD.BCST  12(R12), Z14, K3, Z14
-	VPMULLD.BCST (R12), Z3, Z19
-	VPMULLD.BCST 4(R12), Z7, Z23
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	ADDQ         $0x10, R13
+	JMP          rec22
+
+shape23:
+	// 4 blocks, quad true, two outputs false, sign true
+	MOVQ DX, R13
+
+rec23:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
+	VPADDD       Z21, Z17, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
+	VPADDD       Z22, Z18, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPMULLD.BCST (R13), Z3, Z19
+	VPMULLD.BCST 4(R13), Z7, Z23
 	VPADDD       Z23, Z19, Z19
 	VPMOVD2M     Z19, K4
-	VPADDD.BCST  8(R12), Z11, K4, Z11
-	VPADDD.BCST  12(R12), Z15, K4, Z15
-	ADDQ         $0x10, R12
-	JMP          rec15
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	ADDQ         $0x10, R13
+	JMP          rec23
+
+shape24:
+	// 1 blocks, quad false, two outputs true, sign true
+	MOVQ DX, R13
+
+rec24:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	ADDQ         $0x10, R13
+	JMP          rec24
+
+shape25:
+	// 2 blocks, quad false, two outputs true, sign true
+	MOVQ DX, R13
+
+rec25:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	ADDQ         $0x10, R13
+	JMP          rec25
+
+shape26:
+	// 3 blocks, quad false, two outputs true, sign true
+	MOVQ DX, R13
+
+rec26:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	ADDQ         $0x10, R13
+	JMP          rec26
+
+shape27:
+	// 4 blocks, quad false, two outputs true, sign true
+	MOVQ DX, R13
+
+rec27:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	VPMULLD.BCST (R13), Z3, Z19
+	VPMOVD2M     Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	VPADDD.BCST  12(R13), Z15, K4, Z15
+	ADDQ         $0x10, R13
+	JMP          rec27
+
+shape28:
+	// 1 blocks, quad true, two outputs true, sign true
+	MOVQ DX, R13
+
+rec28:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	ADDQ         $0x10, R13
+	JMP          rec28
+
+shape29:
+	// 2 blocks, quad true, two outputs true, sign true
+	MOVQ DX, R13
+
+rec29:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
+	VPADDD       Z21, Z17, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	ADDQ         $0x10, R13
+	JMP          rec29
+
+shape30:
+	// 3 blocks, quad true, two outputs true, sign true
+	MOVQ DX, R13
+
+rec30:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
+	VPADDD       Z21, Z17, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
+	VPADDD       Z22, Z18, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	ADDQ         $0x10, R13
+	JMP          rec30
+
+shape31:
+	// 4 blocks, quad true, two outputs true, sign true
+	MOVQ DX, R13
+
+rec31:
+	CMPQ         R13, BX
+	JAE          store
+	VPMULLD.BCST (R13), Z0, Z16
+	VPMULLD.BCST 4(R13), Z4, Z20
+	VPADDD       Z20, Z16, Z16
+	VPMOVD2M     Z16, K1
+	VPADDD.BCST  8(R13), Z8, K1, Z8
+	VPADDD.BCST  12(R13), Z12, K1, Z12
+	VPMULLD.BCST (R13), Z1, Z17
+	VPMULLD.BCST 4(R13), Z5, Z21
+	VPADDD       Z21, Z17, Z17
+	VPMOVD2M     Z17, K2
+	VPADDD.BCST  8(R13), Z9, K2, Z9
+	VPADDD.BCST  12(R13), Z13, K2, Z13
+	VPMULLD.BCST (R13), Z2, Z18
+	VPMULLD.BCST 4(R13), Z6, Z22
+	VPADDD       Z22, Z18, Z18
+	VPMOVD2M     Z18, K3
+	VPADDD.BCST  8(R13), Z10, K3, Z10
+	VPADDD.BCST  12(R13), Z14, K3, Z14
+	VPMULLD.BCST (R13), Z3, Z19
+	VPMULLD.BCST 4(R13), Z7, Z23
+	VPADDD       Z23, Z19, Z19
+	VPMOVD2M     Z19, K4
+	VPADDD.BCST  8(R13), Z11, K4, Z11
+	VPADDD.BCST  12(R13), Z15, K4, Z15
+	ADDQ         $0x10, R13
+	JMP          rec31
 
 store:
 	// out[j:j+64] += the sums widened to 64 bits, live lanes only; out2 only when given
-	MOVQ  R11, R13
-	XORL  R12, R12
-	SUBQ  $0x00000000, R13
+	MOVQ  R12, R14
+	XORL  R13, R13
+	SUBQ  $0x00000000, R14
 	JLE   lanes_0_4
-	MOVL  $0x0000ffff, R12
-	CMPQ  R13, $0x10
+	MOVL  $0x0000ffff, R13
+	CMPQ  R14, $0x10
 	JAE   lanes_0_4
-	BZHIL R13, R12, R12
+	BZHIL R14, R13, R13
 
 lanes_0_4:
-	KMOVW         R12, K5
+	KMOVW         R13, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y8, Z24
 	VEXTRACTI32X8 $0x01, Z8, Y26
@@ -598,17 +980,17 @@ lanes_0_4:
 	VMOVDQU64     Z28, K6, 64(DI)(R10*8)
 
 skip2_0:
-	MOVQ  R11, R13
-	XORL  R12, R12
-	SUBQ  $0x00000010, R13
+	MOVQ  R12, R14
+	XORL  R13, R13
+	SUBQ  $0x00000010, R14
 	JLE   lanes_1_5
-	MOVL  $0x0000ffff, R12
-	CMPQ  R13, $0x10
+	MOVL  $0x0000ffff, R13
+	CMPQ  R14, $0x10
 	JAE   lanes_1_5
-	BZHIL R13, R12, R12
+	BZHIL R14, R13, R13
 
 lanes_1_5:
-	KMOVW         R12, K5
+	KMOVW         R13, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y9, Z24
 	VEXTRACTI32X8 $0x01, Z9, Y26
@@ -632,17 +1014,17 @@ lanes_1_5:
 	VMOVDQU64     Z28, K6, 192(DI)(R10*8)
 
 skip2_1:
-	MOVQ  R11, R13
-	XORL  R12, R12
-	SUBQ  $0x00000020, R13
+	MOVQ  R12, R14
+	XORL  R13, R13
+	SUBQ  $0x00000020, R14
 	JLE   lanes_2_6
-	MOVL  $0x0000ffff, R12
-	CMPQ  R13, $0x10
+	MOVL  $0x0000ffff, R13
+	CMPQ  R14, $0x10
 	JAE   lanes_2_6
-	BZHIL R13, R12, R12
+	BZHIL R14, R13, R13
 
 lanes_2_6:
-	KMOVW         R12, K5
+	KMOVW         R13, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y10, Z24
 	VEXTRACTI32X8 $0x01, Z10, Y26
@@ -666,17 +1048,17 @@ lanes_2_6:
 	VMOVDQU64     Z28, K6, 320(DI)(R10*8)
 
 skip2_2:
-	MOVQ  R11, R12
-	XORL  R11, R11
-	SUBQ  $0x00000030, R12
+	MOVQ  R12, R13
+	XORL  R12, R12
+	SUBQ  $0x00000030, R13
 	JLE   lanes_3_7
-	MOVL  $0x0000ffff, R11
-	CMPQ  R12, $0x10
+	MOVL  $0x0000ffff, R12
+	CMPQ  R13, $0x10
 	JAE   lanes_3_7
-	BZHIL R12, R11, R11
+	BZHIL R13, R12, R12
 
 lanes_3_7:
-	KMOVW         R11, K5
+	KMOVW         R12, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y11, Z24
 	VEXTRACTI32X8 $0x01, Z11, Y26

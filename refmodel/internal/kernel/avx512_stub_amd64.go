@@ -4,13 +4,9 @@
 
 package kernel
 
-// mismatchAVX512 is the AVX-512 kernel of the Form contract (kernel.go).
-// It needs AVX-512 F, VL, BW and VPOPCNTDQ, and BMI2.
-func mismatchAVX512(ds []uint32, recs []uint64, out1 []int64, out2 []int64)
-
-// signAVX512 is the AVX-512 kernel of the sign contract (kernel.go).
-// It needs AVX-512 F, VL, BW and DQ, and BMI2.
-func signAVX512(ds []uint32, recs []uint32, out1 []int64, out2 []int64, quad bool)
+// parityAVX512 is the AVX-512 kernel of the parity contract (kernel.go).
+// It needs AVX-512 F, VL, BW, DQ and VPOPCNTDQ, and BMI2.
+func parityAVX512(ds []uint32, recs []uint32, out1 []int64, out2 []int64, quad bool, mask uint32)
 
 // sipAVX512 is the AVX-512 kernel of the SipHash contract (kernel.go).
 // It needs AVX-512 F, VL, BW and DQ, and BMI2.

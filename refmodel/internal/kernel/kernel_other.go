@@ -4,11 +4,7 @@ package kernel
 
 const haveAVX512 = false
 
-func mismatchAVX512(ds []uint32, recs []uint64, out1, out2 []int64) {
-	panic("kernel: no AVX-512 kernel on this architecture")
-}
-
-func signAVX512(ds []uint32, recs []uint32, out1, out2 []int64, quad bool) {
+func parityAVX512(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {
 	panic("kernel: no AVX-512 kernel on this architecture")
 }
 

@@ -2,33 +2,27 @@
 // kernels' contracts (see package kernel): run by go generate in the package
 // directory. It exits non-zero when generation fails.
 //
-// # mismatchAVX512 (any hash.Form)
-//
-// Sixteen candidate links per block, d in Z0 and d*d in Z1 (32-bit lanes); the
-// block's mismatch sums in Z2/Z3 (out1, links 0-7 and 8-15, 64-bit lanes) and
-// Z4/Z5 (out2). Per packet record, with its words broadcast from memory:
-//
-//	Z6 = B*d + A*d*d            VPMULLD.BCST x2, VPADDD
-//	Z6 = popcount(Z6 & Mask)    VPANDD.BCST, VPOPCNTD
-//	K3 = (Z6 ^ X) & 1 != 0      VPXORD.BCST, VPTESTMD  (the mismatching links)
-//	Z2..Z5 -= 2w under K3       VPSUBQ.BCST with merge masking (K4 = K3>>8 for links 8-15)
-//
-// The last block's lanes past len(ds) load d = 0 (zeroing-masked load) and are
-// never stored (K1, K2); masked loads past the end of a slice do not fault.
-//
-// # signAVX512 (the forms whose mask is one bit, shifted to bit 31)
+// # parityAVX512 (every hash.Form)
 //
 // Up to four blocks of sixteen links (a group of 64) stay in registers while
-// every record of the call streams past them: d in Z0-Z3, d*d in Z4-Z7 (only
-// when quad), the 32-bit sums in Z8-Z11 (out1) and Z12-Z15 (out2). Per record
-// and block:
+// every record of the call streams past them: d in Z0-Z3, d*d in Z4-Z7 (used
+// only when quad), the 32-bit sums in Z8-Z11 (out1) and Z12-Z15 (out2). Per
+// record and block:
 //
 //	Z16 = B*d (+ A*d*d)         VPMULLD.BCST (x2 and VPADDD when quad)
-//	K   = sign bits of Z16      VPMOVD2M
+//	K   = the charged lanes     sign: VPMOVD2M (mask 1<<31)
+//	                            parity: VPANDD mask, VPOPCNTD, VPTESTMD 1
 //	sums += w1 (w2) under K     VPADDD.BCST with merge masking
 //
 // that is one multiply, one sign extraction and one or two masked adds per
-// sixteen (packet, link) pairs.
+// sixteen (packet, link) pairs for the multiplicative and parity hashes (the
+// caller shifts a one-bit mask to bit 31), three more instructions for a
+// wider mask (the CRC hashes). After the records, each block's sums are
+// sign-extended to 64 bits and added to out1 (out2) under the block's lane
+// mask. The inner loop is written out for every number of live blocks (1-4),
+// with and without d*d, with one output or two, for the sign and the parity:
+// thirty-two loops, one per shape, so that no lane of a dead block and no
+// unused output costs an instruction.
 //
 // # sipAVX512 (SipHash-2-4 over the 8 bytes LE(id) || LE(d))
 //
@@ -40,11 +34,7 @@
 // when bit 0 of h differs from the record's x (VPTESTMQ of h ^ x against 1),
 // and the record's weights are added under that mask to 32-bit sums (eight
 // lanes of a Y register per block and output), widened to 64 bits and added
-// to out1 (out2) once per call. After the records, each block's sums are
-// sign-extended to 64 bits and added to out1 (out2) under the block's lane
-// mask. The inner loop is written out for every number of live blocks (1-4),
-// with and without d*d, with one output or two: sixteen loops, one per shape,
-// so that no lane of a dead block and no unused output costs an instruction.
+// to out1 (out2) once per call.
 package main
 
 import (
@@ -57,98 +47,12 @@ import (
 
 func main() {
 	ConstraintExpr("amd64")
-	mismatch()
-	sign()
+	parity()
 	sip()
 	Generate()
 }
 
-func mismatch() {
-	TEXT("mismatchAVX512", NOSPLIT, "func(ds []uint32, recs []uint64, out1, out2 []int64)")
-	Doc("mismatchAVX512 is the AVX-512 kernel of the Form contract (kernel.go).",
-		"It needs AVX-512 F, VL, BW and VPOPCNTDQ, and BMI2.")
-	dsPtr := Load(Param("ds").Base(), GP64())
-	nd := Load(Param("ds").Len(), GP64())
-	recs := Load(Param("recs").Base(), GP64())
-	nw := Load(Param("recs").Len(), GP64())
-	o1 := Load(Param("out1").Base(), GP64())
-	o2 := Load(Param("out2").Base(), GP64())
-
-	Comment("recEnd = recs + 8*len(recs)")
-	recEnd := GP64()
-	LEAQ(Mem{Base: recs, Index: nw, Scale: 8}, recEnd)
-	Comment("Z31 = 1 in every lane, for the parity test")
-	one := GP32()
-	MOVL(U32(1), one)
-	VPBROADCASTD(one, Z31)
-
-	j := GP64()
-	XORQ(j, j)
-	Label("block")
-	CMPQ(j, nd)
-	JAE(LabelRef("done"))
-
-	Comment("K1: the block's live lanes, min(len(ds)-j, 16) of them; K2 = K1>>8")
-	rem, lanes := GP64(), GP32()
-	MOVQ(nd, rem)
-	SUBQ(j, rem)
-	MOVL(U32(0xFFFF), lanes)
-	CMPQ(rem, U8(16))
-	JAE(LabelRef("full"))
-	BZHIL(rem.As32(), lanes, lanes)
-	Label("full")
-	KMOVW(lanes, K1)
-	KSHIFTRW(U8(8), K1, K2)
-
-	VMOVDQU32_Z(Mem{Base: dsPtr, Index: j, Scale: 4}, K1, Z0)
-	VPMULLD(Z0, Z0, Z1)
-	VPXORQ(Z2, Z2, Z2)
-	VPXORQ(Z3, Z3, Z3)
-	VPXORQ(Z4, Z4, Z4)
-	VPXORQ(Z5, Z5, Z5)
-
-	p := GP64()
-	MOVQ(recs, p)
-	Label("packet")
-	CMPQ(p, recEnd)
-	JAE(LabelRef("store"))
-	VPMULLD_BCST(Mem{Base: p, Disp: 4}, Z0, Z6) // B*d
-	VPMULLD_BCST(Mem{Base: p, Disp: 0}, Z1, Z7) // A*d*d
-	VPADDD(Z7, Z6, Z6)
-	VPANDD_BCST(Mem{Base: p, Disp: 8}, Z6, Z6) // & Mask
-	VPOPCNTD(Z6, Z6)
-	VPXORD_BCST(Mem{Base: p, Disp: 12}, Z6, Z6) // ^ X
-	VPTESTMD(Z31, Z6, K3)
-	KSHIFTRW(U8(8), K3, K4)
-	VPSUBQ_BCST(Mem{Base: p, Disp: 16}, Z2, K3, Z2)
-	VPSUBQ_BCST(Mem{Base: p, Disp: 16}, Z3, K4, Z3)
-	VPSUBQ_BCST(Mem{Base: p, Disp: 24}, Z4, K3, Z4)
-	VPSUBQ_BCST(Mem{Base: p, Disp: 24}, Z5, K4, Z5)
-	ADDQ(U8(32), p)
-	JMP(LabelRef("packet"))
-
-	Label("store")
-	Comment("out[j:j+16] += the block's sums, live lanes only")
-	for _, o := range []struct {
-		base   Register
-		lo, hi VecPhysical
-	}{{o1, Z2, Z3}, {o2, Z4, Z5}} {
-		VMOVDQU64_Z(Mem{Base: o.base, Index: j, Scale: 8}, K1, Z8)
-		VPADDQ(o.lo, Z8, Z8)
-		VMOVDQU64(Z8, K1, Mem{Base: o.base, Index: j, Scale: 8})
-		VMOVDQU64_Z(Mem{Base: o.base, Index: j, Scale: 8, Disp: 64}, K2, Z9)
-		VPADDQ(o.hi, Z9, Z9)
-		VMOVDQU64(Z9, K2, Mem{Base: o.base, Index: j, Scale: 8, Disp: 64})
-	}
-	ADDQ(U8(16), j)
-	JMP(LabelRef("block"))
-
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
-// Registers of signAVX512, by block b = 0..3.
+// Registers of parityAVX512, by block b = 0..3.
 var (
 	zD   = []VecPhysical{Z0, Z1, Z2, Z3}
 	zDD  = []VecPhysical{Z4, Z5, Z6, Z7}
@@ -159,10 +63,10 @@ var (
 	kSgn = []Op{K1, K2, K3, K4}
 )
 
-func sign() {
-	TEXT("signAVX512", NOSPLIT, "func(ds []uint32, recs []uint32, out1, out2 []int64, quad bool)")
-	Doc("signAVX512 is the AVX-512 kernel of the sign contract (kernel.go).",
-		"It needs AVX-512 F, VL, BW and DQ, and BMI2.")
+func parity() {
+	TEXT("parityAVX512", NOSPLIT, "func(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32)")
+	Doc("parityAVX512 is the AVX-512 kernel of the parity contract (kernel.go).",
+		"It needs AVX-512 F, VL, BW, DQ and VPOPCNTDQ, and BMI2.")
 	dsPtr := Load(Param("ds").Base(), GP64())
 	nd := Load(Param("ds").Len(), GP64())
 	recs := Load(Param("recs").Base(), GP64())
@@ -171,10 +75,19 @@ func sign() {
 	o2 := Load(Param("out2").Base(), GP64())
 	n2 := Load(Param("out2").Len(), GP64())
 	quad := Load(Param("quad"), GP8())
+	mask := Load(Param("mask"), GP32())
 
-	Comment("recEnd = recs + 4*len(recs)")
+	Comment("recEnd = recs + 4*len(recs); the mask in Z29, 1 in Z30; sgn = 1 when the mask is bit 31 alone")
 	recEnd := GP64()
 	LEAQ(Mem{Base: recs, Index: nw, Scale: 4}, recEnd)
+	VPBROADCASTD(mask, Z29)
+	one := GP32()
+	MOVL(U32(1), one)
+	VPBROADCASTD(one, Z30)
+	sgn := GP64()
+	XORQ(sgn, sgn)
+	CMPL(mask, U32(1<<31))
+	SETEQ(sgn.As8())
 
 	j := GP64()
 	XORQ(j, j)
@@ -207,7 +120,7 @@ func sign() {
 	JBE(LabelRef("nbok"))
 	MOVQ(U32(4), nb)
 	Label("nbok")
-	Comment("shape = (nb-1) | quad<<2 | (len(out2) > 0)<<3")
+	Comment("shape = (nb-1) | quad<<2 | (len(out2) > 0)<<3 | sign<<4")
 	shape := GP64()
 	LEAQ(Mem{Base: nb, Disp: -1}, shape)
 	q := GP64()
@@ -220,16 +133,20 @@ func sign() {
 	SETNE(two.As8())
 	SHLQ(U8(3), two)
 	ORQ(two, shape)
+	sg := GP64()
+	MOVQ(sgn, sg)
+	SHLQ(U8(4), sg)
+	ORQ(sg, shape)
 
 	p := GP64()
-	for s := range 16 {
+	for s := range 32 {
 		CMPQ(shape, U8(s))
 		JE(LabelRef(fmt.Sprintf("shape%d", s)))
 	}
-	for s := range 16 {
-		blocks, isQuad, isTwo := s&3+1, s&4 != 0, s&8 != 0
+	for s := range 32 {
+		blocks, isQuad, isTwo, isSign := s&3+1, s&4 != 0, s&8 != 0, s&16 != 0
 		Label(fmt.Sprintf("shape%d", s))
-		Comment(fmt.Sprintf("%d blocks, quad %t, two outputs %t", blocks, isQuad, isTwo))
+		Comment(fmt.Sprintf("%d blocks, quad %t, two outputs %t, sign %t", blocks, isQuad, isTwo, isSign))
 		MOVQ(recs, p)
 		loop := fmt.Sprintf("rec%d", s)
 		Label(loop)
@@ -241,7 +158,13 @@ func sign() {
 				VPMULLD_BCST(Mem{Base: p, Disp: 4}, zDD[b], zU[b]) // A*d*d
 				VPADDD(zU[b], zT[b], zT[b])
 			}
-			VPMOVD2M(zT[b], kSgn[b])
+			if isSign {
+				VPMOVD2M(zT[b], kSgn[b])
+			} else {
+				VPANDD(Z29, zT[b], zT[b])
+				VPOPCNTD(zT[b], zT[b])
+				VPTESTMD(Z30, zT[b], kSgn[b])
+			}
 			VPADDD_BCST(Mem{Base: p, Disp: 8}, zO1[b], kSgn[b], zO1[b])
 			if isTwo {
 				VPADDD_BCST(Mem{Base: p, Disp: 12}, zO2[b], kSgn[b], zO2[b])
