@@ -268,7 +268,11 @@ func (c Config) canonical() string {
 // default battery carries, naming the verdicts it cannot be trusted for;
 // empty for the default size.
 func (c Config) SizeNote() string {
-	switch c.Size {
+	base := c.Size
+	if base.DecodeSlowBits >= DefaultSize().DecodeSlowBits {
+		base.DecodeSlowBits = DefaultSize().DecodeSlowBits // more SipHash decode windows: more data, not less
+	}
+	switch base {
 	case DefaultSize():
 		return ""
 	case QuickSize():

@@ -692,6 +692,10 @@ func (w *workload) linkName(j int) string {
 	return fmt.Sprintf("switch %d port %d (hop %d, %s)", l.Switch, l.Port, w.set.Hops[j], tr)
 }
 
+// mechanismMaxK bounds the harmonics the mechanism search tries: a pair's
+// bits can stay correlated through k as high as 21 (amplitude 4%).
+const mechanismMaxK = 63
+
 // mechanism names why the bits of links a and b agree over n consecutive
 // packets. For a hash whose Form over the id has a one-bit mask, H(id, d) is
 // the sign of B(d)*id (mod 2^32): over consecutive ids a rotation by
@@ -720,8 +724,8 @@ func mechanism(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workloa
 	ta, tb = ta*step, tb*step
 	n := float64(uint64(1) << k)
 	best, bk, bk2, bsign, bdist := 0.0, 0, 0, 1, 0.0
-	for k1 := 1; k1 <= 15; k1 += 2 {
-		for k2 := 1; k2 <= 15; k2 += 2 {
+	for k1 := 1; k1 <= mechanismMaxK; k1 += 2 {
+		for k2 := 1; k2 <= mechanismMaxK; k2 += 2 {
 			for _, sg := range []int{1, -1} {
 				diff := uint32(k1)*ta - uint32(sg*k2)*tb
 				dist := math.Abs(float64(int32(diff))) / (1 << 32) // turns
@@ -746,8 +750,8 @@ func mechanism(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workloa
 	case hash.IDPSNDestQP:
 		step0 = " (ids consecutive within aligned blocks of 2^8 PSNs)"
 	}
-	return fmt.Sprintf("rotation alignment over consecutive PSNs%s: %d*theta(%d) %s %d*theta(%d) is %.2g turns from a whole turn, %.2g of the window's resolution 1/n",
-		step0, bk, da, rel, bk2, db, bdist, bdist*n)
+	return fmt.Sprintf("rotation alignment over consecutive PSNs%s: %d*theta(%d) %s %d*theta(%d) is %.2g turns from a whole turn, %.2g of the window's resolution 1/n (harmonics of amplitude 8/(pi^2*%d) = %.2g%%)",
+		step0, bk, da, rel, bk2, db, bdist, bdist*n, bk*bk2, 800/(math.Pi*math.Pi*float64(bk*bk2)))
 }
 
 // rotation32 returns B' with H(id, d) = sign(B'*id) ^ C for a Form over the

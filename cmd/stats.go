@@ -28,6 +28,7 @@ import (
 type statsOptions struct {
 	cfg      battery.Config
 	quick    bool
+	slowBits int    // --decode-slow-bits; 0: the size's own
 	shard    string // "i/n"
 	out      string // the partial result of a shard
 	jsonPath string
@@ -95,6 +96,7 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.StringSliceVar(&o.cfg.Decode.Topologies, "decode-topologies", o.cfg.Decode.Topologies, "the decode family's candidate sets: "+strings.Join(battery.DecodeTopologies(), ", "))
 	fs.StringSliceVar(&o.cfg.Decode.Numberings, "decode-numberings", o.cfg.Decode.Numberings, "the decode family's switch numberings: "+strings.Join(battery.DecodeNumberings(), ", "))
 	fs.IntSliceVar(&o.cfg.Decode.Flows, "decode-flows", o.cfg.Decode.Flows, "the decode family's flows per workload, 1..16")
+	fs.IntVar(&o.slowBits, "decode-slow-bits", 0, "decode SipHash (which the kernels evaluate in full) on windows up to 2^N packets instead of the default's 2^18; at most the largest window, 2^22")
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
 	bindStatsOutput(fs, o)
@@ -110,10 +112,17 @@ func statsCommand(c battery.Config) string {
 	if c.Seed != d.Seed {
 		cmd += fmt.Sprintf(" --seed %d", c.Seed)
 	}
-	if c.Size == battery.QuickSize() {
+	switch base := c.Size; {
+	case base == battery.QuickSize():
 		cmd += " --quick"
-	} else if c.Size != d.Size {
-		cmd += " (with a custom size)"
+	case base == d.Size:
+	default:
+		base.DecodeSlowBits = d.Size.DecodeSlowBits
+		if base != d.Size {
+			cmd += " (with a custom size)"
+		} else {
+			cmd += fmt.Sprintf(" --decode-slow-bits %d", c.Size.DecodeSlowBits)
+		}
 	}
 	return cmd
 }
@@ -302,6 +311,12 @@ func parseShard(s string) (i, n int, err error) {
 func runStats(ctx context.Context, o *statsOptions) error {
 	if o.quick {
 		o.cfg.Size = battery.QuickSize()
+	}
+	if o.slowBits != 0 {
+		if !o.cfg.Decode.Enabled {
+			return errors.New("--decode-slow-bits has no effect with --decode=false")
+		}
+		o.cfg.Size.DecodeSlowBits = o.slowBits
 	}
 	var err error
 	if o.cfg.Hashes, err = noneList("hashes", o.cfg.Hashes); err != nil {
