@@ -846,11 +846,19 @@ func (b *Battery) planDecodeGenerator(gs GeneratorSpec, cb int, w *workload, rou
 		counts = append(counts, Count{"held_none", held[w.pathLen]})
 		return Result{
 			Statistic: "max |z|", Value: Float(math.Abs(z)), P: Float(sidak(pz, nl)), Counts: counts,
-			Detail: fmt.Sprintf("%d packets (%s, hash mult0 psn-slid thesis) through the model's sender, stages and receiver: held hops %s, none %d (ideal: 1/%d each); worst of %d links: %s, z %+.3g against the ideal generator's exact conditional mean, relative bias %+.3g%%",
-				sz.DecodePackets, scen, strings.Join(fr, " "), held[w.pathLen], w.pathLen, nl, w.linkName(worst), z, 100*rb),
+			Detail: fmt.Sprintf("%d packets (%s, hash mult0 psn-slid thesis) through the model's sender, stages and receiver: held hops %s, none %d (ideal: 1/%d each); worst of %d links: %s, z %+.3g against the ideal generator's exact conditional mean%s",
+				sz.DecodePackets, scen, strings.Join(fr, " "), held[w.pathLen], w.pathLen, nl, w.linkName(worst), z, biasNote(rb, units[worst])),
 		}
 	}
 	b.add(t)
+}
+
+// biasNote words a generator test's relative bias of a link with traffic.
+func biasNote(rb float64, units int64) string {
+	if units == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", off by %+.3g%% of its traffic", 100*rb)
 }
 
 // decodeGeneratorRun sends packets through the model with real port
@@ -869,9 +877,11 @@ func decodeGeneratorRun(gs GeneratorSpec, cb int, w *workload, scenario string, 
 		e := l * float64(we[j]) / D
 		z := (float64(wl[j]) - e) / sd
 		if j == 0 || math.Abs(z) > math.Abs(wz) {
+			// The bias relative to the link's true traffic, N_d = Q*D*q_j*l/D
+			// (0 for a link without traffic).
 			worst, wz, wb = j, z, 0
-			if e != 0 {
-				wb = float64(wl[j])/e - 1
+			if units[j] != 0 {
+				wb = (float64(wl[j]) - e) / (float64(packets) * float64(units[j]) * l / D)
 			}
 		}
 	}
