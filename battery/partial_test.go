@@ -143,3 +143,4 @@ func TestMergeRefusesCorruptDecode(t *testing.T) {
 		}
 	}
 }
+

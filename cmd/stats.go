@@ -55,10 +55,20 @@ and linear-complexity tests, the periodicity analysis of Hmult0, the generators'
 exact P0, binomial, gap and hop-independence tests (section 5.9), and the
 reservoir's uniformity through the reference model (sections 3.3 and 5.6).
 
+Then the decode family: decoding windows of 2^12 to 2^22 consecutive PSNs on
+section 5.3's 401 links on the Tapered tree and on the Full tree's 685 (three
+switch numberings, one flow and sixteen), does the receiver report the links
+that carried nothing at no more than the threshold's nominal rate, and the
+others without bias? Its hash tests compute each link's exact conditional
+moments through the model's own decode; its generator tests send packets
+through the model's sender, stages and receiver.
+
 Each test gives exact counts, a p-value from gonum's distributions and a
 verdict, PASS, FAIL or INVALID (too little data), at a family-wise error rate
-(--alpha) held by Holm's correction across the battery. The text report goes
-to stdout; --json and --report write the JSON and a Markdown report with plots.
+(--alpha) held by Holm's correction, over the randomness tests and apart over
+the decode tests. The text report goes to stdout; --json and --report write
+the JSON and a Markdown report with plots, --decode-record the decode verdicts
+for 'ibreservoir stats choose'. Progress goes to stderr.
 
 A large battery can be split: --shard i/n --out part-i.json runs one n-th of
 it, and 'ibreservoir stats merge part-*.json' adds the exact counts and gives
@@ -66,6 +76,8 @@ the same report, byte for byte, as one unsharded run.`,
 		Example: `  ibreservoir stats
   ibreservoir stats --hashes mult0,crc32 --ids psn-slid --links thesis --generators ideal --count-bits 3
   ibreservoir stats --json stats.json --report stats-report
+  ibreservoir stats --decode=false --quick
+  ibreservoir stats --hashes none --generators ideal,lfsr-lut/b16
   ibreservoir stats --shard 0/4 --out part-0.json && ibreservoir stats merge part-*.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
