@@ -91,16 +91,7 @@ func TestShardsMergeToTheUnshardedReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Through the file format, as the command does.
-		var buf bytes.Buffer
-		if err := p.WriteJSON(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadPartial(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, back)
+		parts = append(parts, rewrite(t, p)) // through the file format, as the command does
 	}
 	slices.Reverse(parts)
 	m, err := Merge(parts)

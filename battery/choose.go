@@ -48,9 +48,7 @@ func (d *DecodeRecord) WriteJSON(w io.Writer) error {
 // ReadDecodeRecord reads a record written by WriteJSON.
 func ReadDecodeRecord(rd io.Reader) (*DecodeRecord, error) {
 	var d DecodeRecord
-	dec := json.NewDecoder(rd)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
+	if err := readOne(rd, &d); err != nil {
 		return nil, fmt.Errorf("read decode record: %w", err)
 	}
 	if d.Format != DecodeRecordFormat {

@@ -1042,17 +1042,8 @@ func (b *Battery) decodeReport(r *Report) {
 	ks := c.Size.decodeWindows(c.Size.DecodeMaxBits)
 	ds := &DecodeSummary{Windows: ks, Sound: make([]int, len(ks))}
 	for _, x := range r.Results {
-		if !isDecode(x.Test) {
-			continue
-		}
-		ds.Tests++
-		switch x.Verdict {
-		case Pass:
-			ds.Pass++
-		case Fail:
-			ds.Fail++
-		case Invalid:
-			ds.Invalid++
+		if isDecode(x.Test) {
+			ds.count(x.Verdict)
 		}
 	}
 	r.Summary.Decode = ds
@@ -1127,15 +1118,9 @@ func (wv *WindowVerdict) add(x Result) {
 }
 
 func (wv WindowVerdict) done() WindowVerdict {
-	switch {
-	case wv.Tests == 0:
+	wv.Verdict = verdictOf(wv.Failing, wv.Invalid)
+	if wv.Tests == 0 {
 		wv.Verdict = Invalid // nothing measured (a window beyond a slow hash's longest run)
-	case len(wv.Failing) > 0:
-		wv.Verdict = Fail
-	case len(wv.Invalid) > 0:
-		wv.Verdict = Invalid
-	default:
-		wv.Verdict = Pass
 	}
 	return wv
 }

@@ -236,15 +236,7 @@ func TestDecodeShardsMerge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := p.WriteJSON(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadPartial(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, back)
+		parts = append(parts, rewrite(t, p))
 	}
 	m, err := Merge(parts)
 	if err != nil {

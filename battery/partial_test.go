@@ -25,8 +25,9 @@ func shardOf(t *testing.T) (*Battery, *Partial) {
 	return b, p
 }
 
-// rewrite writes p with a fresh checksum and reads it back: corrupt, but
-// valid JSON that passes the file checks.
+// rewrite writes p with a fresh checksum and reads it back, as the command's
+// files go: what a test changed in p becomes corrupt but valid JSON that
+// passes the file checks.
 func rewrite(t *testing.T, p *Partial) *Partial {
 	t.Helper()
 	var buf bytes.Buffer

@@ -37,12 +37,30 @@ type Report struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Summary counts the results.
+// Verdicts counts results by verdict.
+type Verdicts struct {
+	Tests   int `json:"tests"`
+	Pass    int `json:"pass"`
+	Fail    int `json:"fail"`
+	Invalid int `json:"invalid"`
+}
+
+func (v *Verdicts) count(x Verdict) {
+	v.Tests++
+	switch x {
+	case Pass:
+		v.Pass++
+	case Fail:
+		v.Fail++
+	case Invalid:
+		v.Invalid++
+	}
+}
+
+// Summary counts the results: the randomness tests (hypothesis tests in the
+// Holm family, and checks), and apart the decode family's.
 type Summary struct {
-	Tests        int            `json:"tests"` // randomness tests: hypothesis tests (in the Holm family) and checks
-	Pass         int            `json:"pass"`
-	Fail         int            `json:"fail"`
-	Invalid      int            `json:"invalid"`
+	Verdicts
 	Combinations int            `json:"combinations"`
 	Sound        int            `json:"sound"` // combinations that pass
 	Decode       *DecodeSummary `json:"decode,omitempty"`
@@ -51,10 +69,7 @@ type Summary struct {
 // DecodeSummary counts the decode family's results and, per window size,
 // the combinations sound for decoding.
 type DecodeSummary struct {
-	Tests        int   `json:"tests"`
-	Pass         int   `json:"pass"`
-	Fail         int   `json:"fail"`
-	Invalid      int   `json:"invalid"`
+	Verdicts
 	Windows      []int `json:"windows"` // log2 of the window sizes
 	Combinations int   `json:"combinations"`
 	Sound        []int `json:"sound"` // per window size
@@ -130,17 +145,8 @@ var singleStream = map[string]bool{"generator/p0-exact": true, "generator/binomi
 func (b *Battery) report(results []Result) *Report {
 	r := &Report{Format: ReportFormat, Config: b.cfg, Results: results, Note: b.cfg.SizeNote()}
 	for _, x := range results {
-		if isDecode(x.Test) {
-			continue
-		}
-		r.Summary.Tests++
-		switch x.Verdict {
-		case Pass:
-			r.Summary.Pass++
-		case Fail:
-			r.Summary.Fail++
-		case Invalid:
-			r.Summary.Invalid++
+		if !isDecode(x.Test) {
+			r.Summary.count(x.Verdict)
 		}
 	}
 	c := b.cfg
@@ -239,15 +245,20 @@ func (p *Part) add(x Result) {
 }
 
 func (p Part) done() Part {
-	switch {
-	case len(p.Failing) > 0:
-		p.Verdict = Fail
-	case len(p.Invalid) > 0:
-		p.Verdict = Invalid
-	default:
-		p.Verdict = Pass
-	}
+	p.Verdict = verdictOf(p.Failing, p.Invalid)
 	return p
+}
+
+// verdictOf is a part's verdict from its failing and invalid members: FAIL
+// if any fails, else INVALID if any is, else PASS.
+func verdictOf(failing, invalid []string) Verdict {
+	switch {
+	case len(failing) > 0:
+		return Fail
+	case len(invalid) > 0:
+		return Invalid
+	}
+	return Pass
 }
 
 func (p Part) name() string {
@@ -298,17 +309,26 @@ func (p Partial) checksum() (string, error) {
 	return hex.EncodeToString(h[:]), nil
 }
 
+// readOne decodes exactly one JSON object with no unknown fields from rd
+// into v, and refuses anything after it.
+func readOne(rd io.Reader, v any) error {
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("data after the JSON object (at byte %d); the file holds one object", dec.InputOffset())
+	}
+	return nil
+}
+
 // ReadPartial reads a partial written by WriteJSON: one JSON object and
 // nothing after it, in the current format, with a checksum that matches.
 func ReadPartial(rd io.Reader) (*Partial, error) {
 	var p Partial
-	dec := json.NewDecoder(rd)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := readOne(rd, &p); err != nil {
 		return nil, fmt.Errorf("read partial result: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("read partial result: data after the JSON object (at byte %d); a partial holds one object", dec.InputOffset())
 	}
 	if p.Format != PartialFormat {
 		return nil, fmt.Errorf("read partial result: format %q, want %q (is this a partial written by ibreservoir stats --shard?)", p.Format, PartialFormat)

@@ -76,11 +76,23 @@ var (
 // W_d and C_d (and W_d - C_d, whose variance checks the covariance).
 func runScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uint64) (w, cg, diff *meanVar) {
 	t.Helper()
+	w, cg, diff = &meanVar{}, &meanVar{}, &meanVar{}
+	walkScenario(t, c, classes, reps, seed, func(wd, cd int64) {
+		w.add(float64(wd))
+		cg.add(float64(cd))
+		diff.add(float64(wd - cd))
+	})
+	return w, cg, diff
+}
+
+// walkScenario walks the classes' packets R times through the model and
+// hands each replicate's W_d and C_d to each.
+func walkScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uint64, each func(w, cg int64)) {
+	t.Helper()
 	m := mustModel(t, c)
 	r := rand.New(rand.NewPCG(seed, 99))
 	g := rng.NewIdeal(seed, c.MaxL())
 	set := CandidateSet{PathLen: 1, Links: []Link{scenD}, Hops: []int{1}}
-	w, cg, diff = &meanVar{}, &meanVar{}, &meanVar{}
 	hops := make([]Hop, 8)
 	for range reps {
 		tl, err := m.NewTally(set)
@@ -100,12 +112,9 @@ func runScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uin
 				tl.Add(s)
 			}
 		}
-		tl.Flush()
-		w.add(float64(tl.Counts[0]))
-		cg.add(float64(tl.Congested[0]))
-		diff.add(float64(tl.Counts[0] - tl.Congested[0]))
+		e := tl.Estimates(5, DefaultP)[0]
+		each(e.W, e.C)
 	}
-	return w, cg, diff
 }
 
 func sipConfig(scheme header.Scheme, countBits int) Config {
@@ -362,42 +371,19 @@ func TestOneReservoirRatio(t *testing.T) {
 		t.Fatalf("method %s, want exact", law.Method)
 	}
 	const reps = 4000
-	c := sipConfig(header.OneReservoir, 8)
-	m := mustModel(t, c)
-	r := rand.New(rand.NewPCG(31, 32))
-	g := rng.NewIdeal(31, c.MaxL())
-	set := CandidateSet{PathLen: 1, Links: []Link{scenD}, Hops: []int{1}}
 	f := &meanVar{}
 	nonPos, outside := 0, 0
-	hops := make([]Hop, 5)
-	for range reps {
-		tl, err := m.NewTally(set)
-		must(t, err)
-		for _, cl := range classes {
-			for range cl.Packets {
-				for j := range hops {
-					l := Link{uint16(100 + r.IntN(900)), uint8(1 + r.IntN(48))}
-					if j+1 == cl.At {
-						l = scenD
-					}
-					hops[j] = Hop{Link: l, Congested: cl.congested(j + 1), Gen: g}
-				}
-				s, err := m.Walk(r.Uint32(), hops, nil)
-				must(t, err)
-				tl.Add(s)
-			}
-		}
-		e := tl.Estimates(5, DefaultP)[0]
-		if e.W <= 0 {
+	walkScenario(t, sipConfig(header.OneReservoir, 8), classes, reps, 31, func(w, cg int64) {
+		if w <= 0 {
 			nonPos++
-			continue
+			return
 		}
-		fr := float64(e.C) / float64(e.W)
+		fr := float64(cg) / float64(w)
 		f.add(fr)
 		if fr < 0 || fr > 1 {
 			outside++
 		}
-	}
+	})
 	p := float64(nonPos) / reps
 	if z := (p - law.PNonPositive) / math.Sqrt(law.PNonPositive*(1-law.PNonPositive)/reps); math.Abs(z) > zCrit {
 		t.Errorf("P(W <= 0): walked %.4f, exact %.4f (z = %.2f)", p, law.PNonPositive, z)

@@ -39,13 +39,13 @@ group:
 	MOVQ  R12, R14
 	XORL  R13, R13
 	SUBQ  $0x00000000, R14
-	JLE   lanes_0_0
+	JLE   lanes_16_0_0
 	MOVL  $0x0000ffff, R13
 	CMPQ  R14, $0x10
-	JAE   lanes_0_0
+	JAE   lanes_16_0_0
 	BZHIL R14, R13, R13
 
-lanes_0_0:
+lanes_16_0_0:
 	KMOVW       R13, K5
 	VMOVDQU32.Z (AX)(R10*4), K5, Z0
 	VPMULLD     Z0, Z0, Z4
@@ -54,13 +54,13 @@ lanes_0_0:
 	MOVQ        R12, R14
 	XORL        R13, R13
 	SUBQ        $0x00000010, R14
-	JLE         lanes_1_1
+	JLE         lanes_16_1_1
 	MOVL        $0x0000ffff, R13
 	CMPQ        R14, $0x10
-	JAE         lanes_1_1
+	JAE         lanes_16_1_1
 	BZHIL       R14, R13, R13
 
-lanes_1_1:
+lanes_16_1_1:
 	KMOVW       R13, K5
 	VMOVDQU32.Z 64(AX)(R10*4), K5, Z1
 	VPMULLD     Z1, Z1, Z5
@@ -69,13 +69,13 @@ lanes_1_1:
 	MOVQ        R12, R14
 	XORL        R13, R13
 	SUBQ        $0x00000020, R14
-	JLE         lanes_2_2
+	JLE         lanes_16_2_2
 	MOVL        $0x0000ffff, R13
 	CMPQ        R14, $0x10
-	JAE         lanes_2_2
+	JAE         lanes_16_2_2
 	BZHIL       R14, R13, R13
 
-lanes_2_2:
+lanes_16_2_2:
 	KMOVW       R13, K5
 	VMOVDQU32.Z 128(AX)(R10*4), K5, Z2
 	VPMULLD     Z2, Z2, Z6
@@ -84,13 +84,13 @@ lanes_2_2:
 	MOVQ        R12, R14
 	XORL        R13, R13
 	SUBQ        $0x00000030, R14
-	JLE         lanes_3_3
+	JLE         lanes_16_3_3
 	MOVL        $0x0000ffff, R13
 	CMPQ        R14, $0x10
-	JAE         lanes_3_3
+	JAE         lanes_16_3_3
 	BZHIL       R14, R13, R13
 
-lanes_3_3:
+lanes_16_3_3:
 	KMOVW       R13, K5
 	VMOVDQU32.Z 192(AX)(R10*4), K5, Z3
 	VPMULLD     Z3, Z3, Z7
@@ -949,13 +949,13 @@ store:
 	MOVQ  R12, R14
 	XORL  R13, R13
 	SUBQ  $0x00000000, R14
-	JLE   lanes_0_4
+	JLE   lanes_16_0_4
 	MOVL  $0x0000ffff, R13
 	CMPQ  R14, $0x10
-	JAE   lanes_0_4
+	JAE   lanes_16_0_4
 	BZHIL R14, R13, R13
 
-lanes_0_4:
+lanes_16_0_4:
 	KMOVW         R13, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y8, Z24
@@ -983,13 +983,13 @@ skip2_0:
 	MOVQ  R12, R14
 	XORL  R13, R13
 	SUBQ  $0x00000010, R14
-	JLE   lanes_1_5
+	JLE   lanes_16_1_5
 	MOVL  $0x0000ffff, R13
 	CMPQ  R14, $0x10
-	JAE   lanes_1_5
+	JAE   lanes_16_1_5
 	BZHIL R14, R13, R13
 
-lanes_1_5:
+lanes_16_1_5:
 	KMOVW         R13, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y9, Z24
@@ -1017,13 +1017,13 @@ skip2_1:
 	MOVQ  R12, R14
 	XORL  R13, R13
 	SUBQ  $0x00000020, R14
-	JLE   lanes_2_6
+	JLE   lanes_16_2_6
 	MOVL  $0x0000ffff, R13
 	CMPQ  R14, $0x10
-	JAE   lanes_2_6
+	JAE   lanes_16_2_6
 	BZHIL R14, R13, R13
 
-lanes_2_6:
+lanes_16_2_6:
 	KMOVW         R13, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y10, Z24
@@ -1051,13 +1051,13 @@ skip2_2:
 	MOVQ  R12, R13
 	XORL  R12, R12
 	SUBQ  $0x00000030, R13
-	JLE   lanes_3_7
+	JLE   lanes_16_3_7
 	MOVL  $0x0000ffff, R12
 	CMPQ  R13, $0x10
-	JAE   lanes_3_7
+	JAE   lanes_16_3_7
 	BZHIL R13, R12, R12
 
-lanes_3_7:
+lanes_16_3_7:
 	KMOVW         R12, K5
 	KSHIFTRW      $0x08, K5, K6
 	VPMOVSXDQ     Y11, Z24
@@ -1136,13 +1136,13 @@ sipgroup:
 	MOVQ  R10, R13
 	XORL  R12, R12
 	SUBQ  $0x00000000, R13
-	JLE   siplanes_0_8
+	JLE   lanes_8_0_8
 	MOVL  $0x000000ff, R12
 	CMPQ  R13, $0x08
-	JAE   siplanes_0_8
+	JAE   lanes_8_0_8
 	BZHIL R13, R12, R12
 
-siplanes_0_8:
+lanes_8_0_8:
 	KMOVB       R12, K1
 	VPMOVZXDQ.Z (CX)(SI*4), K1, Z8
 	VPSLLVQ     Z7, Z8, Z8
@@ -1151,13 +1151,13 @@ siplanes_0_8:
 	MOVQ        R10, R13
 	XORL        R12, R12
 	SUBQ        $0x00000008, R13
-	JLE         siplanes_1_9
+	JLE         lanes_8_1_9
 	MOVL        $0x000000ff, R12
 	CMPQ        R13, $0x08
-	JAE         siplanes_1_9
+	JAE         lanes_8_1_9
 	BZHIL       R13, R12, R12
 
-siplanes_1_9:
+lanes_8_1_9:
 	KMOVB       R12, K1
 	VPMOVZXDQ.Z 32(CX)(SI*4), K1, Z9
 	VPSLLVQ     Z7, Z9, Z9
@@ -1439,13 +1439,13 @@ sipstore:
 	MOVQ  R10, R13
 	XORL  R12, R12
 	SUBQ  $0x00000000, R13
-	JLE   siplanes_0_10
+	JLE   lanes_8_0_10
 	MOVL  $0x000000ff, R12
 	CMPQ  R13, $0x08
-	JAE   siplanes_0_10
+	JAE   lanes_8_0_10
 	BZHIL R13, R12, R12
 
-siplanes_0_10:
+lanes_8_0_10:
 	KMOVB       R12, K1
 	VPMOVSXDQ   Y10, Z26
 	VMOVDQU64.Z (DI)(SI*8), K1, Z27
@@ -1462,13 +1462,13 @@ sipskip_0_1:
 	MOVQ  R10, R12
 	XORL  R10, R10
 	SUBQ  $0x00000008, R12
-	JLE   siplanes_1_11
+	JLE   lanes_8_1_11
 	MOVL  $0x000000ff, R10
 	CMPQ  R12, $0x08
-	JAE   siplanes_1_11
+	JAE   lanes_8_1_11
 	BZHIL R12, R10, R10
 
-siplanes_1_11:
+lanes_8_1_11:
 	KMOVB       R10, K1
 	VPMOVSXDQ   Y11, Z26
 	VMOVDQU64.Z 64(DI)(SI*8), K1, Z27

@@ -196,18 +196,22 @@ func parity() {
 	RET()
 }
 
-// lanes sets k to the live-lane mask of block b of a group whose live links
-// number rem: the low min(max(rem-16b, 0), 16) bits.
-func lanes(rem, k GPVirtual, b int) {
+// lanes sets k to the live-lane mask of block b of sixteen lanes of a group
+// whose live links number rem: the low min(max(rem-16b, 0), 16) bits.
+func lanes(rem, k GPVirtual, b int) { laneMask(rem, k, b, 16) }
+
+// laneMask sets k to the live-lane mask of block b of a group of blocks of
+// width lanes: the low min(max(rem-width*b, 0), width) bits.
+func laneMask(rem, k GPVirtual, b, width int) {
 	r := GP64()
 	MOVQ(rem, r)
 	XORL(k, k)
-	skip := fmt.Sprintf("lanes_%d_%d", b, labelN)
+	skip := fmt.Sprintf("lanes_%d_%d_%d", width, b, labelN)
 	labelN++
-	SUBQ(U32(16*b), r)
+	SUBQ(U32(width*b), r)
 	JLE(LabelRef(skip))
-	MOVL(U32(0xFFFF), k)
-	CMPQ(r, U8(16))
+	MOVL(U32(1<<width-1), k)
+	CMPQ(r, U8(width))
 	JAE(LabelRef(skip))
 	BZHIL(r.As32(), k, k)
 	Label(skip)
@@ -301,7 +305,7 @@ func sip() {
 	acc2 := []VecPhysical{Y12, Y13}
 	for b := range 2 {
 		k := GP32()
-		sipLanes(rem, k, b)
+		laneMask(rem, k, b, 8)
 		KMOVB(k, K1)
 		VPMOVZXDQ_Z(Mem{Base: dsPtr, Index: j, Scale: 4, Disp: 32 * b}, K1, lanesZ[b])
 		VPSLLVQ(Z7, lanesZ[b], lanesZ[b])
@@ -370,7 +374,7 @@ func sip() {
 	Comment("out[j:j+16] += the sums widened to 64 bits, live lanes only; out2 only when given")
 	for b := range 2 {
 		k := GP32()
-		sipLanes(rem, k, b)
+		laneMask(rem, k, b, 8)
 		KMOVB(k, K1)
 		for o, acc := range [][]VecPhysical{acc1, acc2} {
 			base := []Register{o1, o2}[o]
@@ -396,19 +400,3 @@ func sip() {
 	RET()
 }
 
-// sipLanes sets k to the live-lane mask of eight-lane block b of a group
-// whose live links number rem.
-func sipLanes(rem, k GPVirtual, b int) {
-	r := GP64()
-	MOVQ(rem, r)
-	XORL(k, k)
-	skip := fmt.Sprintf("siplanes_%d_%d", b, labelN)
-	labelN++
-	SUBQ(U32(8*b), r)
-	JLE(LabelRef(skip))
-	MOVL(U32(0xFF), k)
-	CMPQ(r, U8(8))
-	JAE(LabelRef(skip))
-	BZHIL(r.As32(), k, k)
-	Label(skip)
-}
