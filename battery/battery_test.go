@@ -266,7 +266,7 @@ func TestInjectedGenerators(t *testing.T) {
 // several seeds, the battery's raw p-values below alpha are no more frequent
 // than alpha allows, and Holm keeps the whole battery passing.
 func TestNullPassesAtDeclaredRate(t *testing.T) {
-	var below, total int
+	var rate nullRate
 	for s := uint64(1); s <= 3; s++ {
 		c := smallConfig([]string{"siphash"}, []string{"ideal"})
 		c.Seed = s
@@ -279,18 +279,31 @@ func TestNullPassesAtDeclaredRate(t *testing.T) {
 				}
 			}
 		}
-		for _, x := range r.Results {
-			if p := float64(x.P); !math.IsNaN(p) {
-				total++
-				if p < 0.01 {
-					below++
-				}
+		rate.add(r.Results)
+	}
+	rate.check(t)
+}
+
+// nullRate counts raw p-values below 0.01 over runs whose nulls hold.
+type nullRate struct{ below, total int }
+
+func (n *nullRate) add(rs []Result) {
+	for _, x := range rs {
+		if p := float64(x.P); !math.IsNaN(p) {
+			n.total++
+			if p < 0.01 {
+				n.below++
 			}
 		}
 	}
-	// Binomial(total, 0.01): more than 1% + 4 sigma would be a broken null.
-	if limit := 0.01*float64(total) + 4*math.Sqrt(0.01*float64(total)); float64(below) > limit {
-		t.Errorf("%d of %d raw p-values below 0.01 (limit %.1f)", below, total, limit)
+}
+
+// check fails when the count is beyond Binomial(total, 0.01)'s mean plus 4
+// standard deviations: a broken null.
+func (n nullRate) check(t *testing.T) {
+	t.Helper()
+	if limit := 0.01*float64(n.total) + 4*math.Sqrt(0.01*float64(n.total)); float64(n.below) > limit {
+		t.Errorf("%d of %d raw p-values below 0.01 (limit %.1f)", n.below, n.total, limit)
 	}
 }
 

@@ -19,12 +19,12 @@ func chooseRecord() *DecodeRecord {
 		return out
 	}
 	d.Parts = []DecodePart{
-		{Kind: "hash", Hash: "mult0", ID: "psn", Link: "thesis", Windows: wv(Fail, Fail)},
-		{Kind: "hash", Hash: "mult0", ID: "psn-slid", Link: "thesis", Windows: wv(Fail, Pass)},
-		{Kind: "hash", Hash: "siphash", ID: "psn", Link: "thesis", Windows: wv(Pass, Pass)},
-		{Kind: "hash", Hash: "siphash", ID: "psn-slid", Link: "thesis", Windows: wv(Pass, Pass)},
-		{Kind: "generator", Generator: "ideal", CountBits: 3, Windows: wv(Pass)},
-		{Kind: "generator", Generator: "sender", CountBits: 2, Windows: wv(Fail)},
+		{PartName: PartName{Kind: "hash", Hash: "mult0", ID: "psn", Link: "thesis"}, Windows: wv(Fail, Fail)},
+		{PartName: PartName{Kind: "hash", Hash: "mult0", ID: "psn-slid", Link: "thesis"}, Windows: wv(Fail, Pass)},
+		{PartName: PartName{Kind: "hash", Hash: "siphash", ID: "psn", Link: "thesis"}, Windows: wv(Pass, Pass)},
+		{PartName: PartName{Kind: "hash", Hash: "siphash", ID: "psn-slid", Link: "thesis"}, Windows: wv(Pass, Pass)},
+		{PartName: PartName{Kind: "generator", Generator: "ideal", CountBits: 3}, Windows: wv(Pass)},
+		{PartName: PartName{Kind: "generator", Generator: "sender", CountBits: 2}, Windows: wv(Fail)},
 	}
 	return d
 }

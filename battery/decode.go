@@ -1054,7 +1054,7 @@ func (b *Battery) decodeReport(r *Report) {
 		}
 		for _, id := range c.IDs {
 			for _, link := range c.Links {
-				p := DecodePart{Kind: "hash", Hash: h, ID: id, Link: link}
+				p := DecodePart{PartName: PartName{Kind: "hash", Hash: h, ID: id, Link: link}}
 				for _, k := range ks {
 					wv := WindowVerdict{Window: k}
 					for _, x := range r.Results {
@@ -1069,14 +1069,7 @@ func (b *Battery) decodeReport(r *Report) {
 			}
 		}
 	}
-	var gens []string
-	for _, g := range c.Generators {
-		gens = append(gens, g)
-		if c.Lockstep && !b.gens[g].PerPacket {
-			gens = append(gens, g+lockstepSuffix)
-		}
-	}
-	for _, g := range gens {
+	for _, g := range b.generatorParts() {
 		for _, w := range c.CountBits {
 			wv := WindowVerdict{}
 			for _, x := range r.Results {
@@ -1087,7 +1080,7 @@ func (b *Battery) decodeReport(r *Report) {
 			if wv.Tests == 0 {
 				continue // the sender draws at a width whose L the field cannot hold
 			}
-			genParts = append(genParts, DecodePart{Kind: "generator", Generator: g, CountBits: w, Windows: []WindowVerdict{wv.done()}})
+			genParts = append(genParts, DecodePart{PartName: PartName{Kind: "generator", Generator: g, CountBits: w}, Windows: []WindowVerdict{wv.done()}})
 		}
 	}
 	r.DecodeParts = append(hashParts, genParts...)

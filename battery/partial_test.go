@@ -144,4 +144,3 @@ func TestMergeRefusesCorruptDecode(t *testing.T) {
 		}
 	}
 }
-

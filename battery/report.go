@@ -80,13 +80,19 @@ type DecodeSummary struct {
 // workload, or a generator at a count width, with one verdict over its
 // routings (measured at DecodePackets packets).
 type DecodePart struct {
-	Kind      string          `json:"kind"` // "hash" or "generator"
-	Hash      string          `json:"hash,omitempty"`
-	ID        string          `json:"id,omitempty"`
-	Link      string          `json:"link,omitempty"`
-	Generator string          `json:"generator,omitempty"`
-	CountBits int             `json:"count_bits,omitempty"`
-	Windows   []WindowVerdict `json:"windows"`
+	PartName
+	Windows []WindowVerdict `json:"windows"`
+}
+
+// PartName says which factor a part is: a hash on an id option and link
+// encoding, or a generator at a count width.
+type PartName struct {
+	Kind      string `json:"kind"` // "hash" or "generator"
+	Hash      string `json:"hash,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Link      string `json:"link,omitempty"`
+	Generator string `json:"generator,omitempty"`
+	CountBits int    `json:"count_bits,omitempty"`
 }
 
 // A WindowVerdict is a decode part's verdict at one window size (Window 0:
@@ -114,16 +120,11 @@ type DecodeCombination struct {
 // encoding, or a generator at a count width. A combination is sound when both
 // its parts pass.
 type Part struct {
-	Kind      string   `json:"kind"` // "hash" or "generator"
-	Hash      string   `json:"hash,omitempty"`
-	ID        string   `json:"id,omitempty"`
-	Link      string   `json:"link,omitempty"`
-	Generator string   `json:"generator,omitempty"`
-	CountBits int      `json:"count_bits,omitempty"`
-	Verdict   Verdict  `json:"verdict"`
-	Failing   []string `json:"failing,omitempty"` // the failing tests, each named once
-	Invalid   []string `json:"invalid,omitempty"`
-	Tests     int      `json:"tests"`
+	PartName
+	Verdict Verdict  `json:"verdict"`
+	Failing []string `json:"failing,omitempty"` // the failing tests, each named once
+	Invalid []string `json:"invalid,omitempty"`
+	Tests   int      `json:"tests"`
 }
 
 // A Combination is one choice of every factor, with its verdict and the
@@ -136,6 +137,19 @@ type Combination struct {
 	CountBits int      `json:"count_bits,omitempty"`
 	Verdict   Verdict  `json:"verdict"`
 	Failing   []string `json:"failing,omitempty"`
+}
+
+// generatorParts lists the generators under test with their lockstep
+// variants, in the order the report lists their parts.
+func (b *Battery) generatorParts() []string {
+	var gens []string
+	for _, g := range b.cfg.Generators {
+		gens = append(gens, g)
+		if b.cfg.Lockstep && !b.gens[g].PerPacket {
+			gens = append(gens, g+lockstepSuffix)
+		}
+	}
+	return gens
 }
 
 // singleStream are the generator tests that read one generator alone; the
@@ -155,7 +169,7 @@ func (b *Battery) report(results []Result) *Report {
 	for _, h := range c.Hashes {
 		for _, id := range c.IDs {
 			for _, link := range c.Links {
-				p := Part{Kind: "hash", Hash: h, ID: id, Link: link}
+				p := Part{PartName: PartName{Kind: "hash", Hash: h, ID: id, Link: link}}
 				for _, x := range results {
 					if isDecode(x.Test) {
 						continue
@@ -170,17 +184,10 @@ func (b *Battery) report(results []Result) *Report {
 		}
 	}
 	// Generator parts, with the lockstep variants.
-	var gens []string
-	for _, g := range c.Generators {
-		gens = append(gens, g)
-		if c.Lockstep && !b.gens[g].PerPacket {
-			gens = append(gens, g+lockstepSuffix)
-		}
-	}
-	for _, g := range gens {
+	for _, g := range b.generatorParts() {
 		base := strings.TrimSuffix(g, lockstepSuffix)
 		for _, w := range c.CountBits {
-			p := Part{Kind: "generator", Generator: g, CountBits: w}
+			p := Part{PartName: PartName{Kind: "generator", Generator: g, CountBits: w}}
 			for _, x := range results {
 				if isDecode(x.Test) {
 					continue

@@ -166,7 +166,7 @@ func FuzzReadPartial(f *testing.F) {
 	f.Add([]byte(`{"format":"other"}`))                                           // wrong format
 	f.Add(bytes.Replace(good.Bytes(), []byte(`"chunk":0`), []byte(`"chunk":99`), 1))
 	f.Add(bytes.Replace(good.Bytes(), []byte(`"counts":[`), []byte(`"counts":[99999999`), 1)) // a count beyond its domain
-	f.Add(append(good.Bytes(), `{"junk":1}`...))                                             // junk after the object
+	f.Add(append(good.Bytes(), `{"junk":1}`...))                                              // junk after the object
 	finish := func(t *testing.T, p *Partial) {
 		if sum, err := p.checksum(); err != nil || sum != p.Checksum {
 			t.Fatalf("a partial read with checksum %q, its contents give %q", p.Checksum, sum)

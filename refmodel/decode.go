@@ -75,18 +75,18 @@ type Tally struct {
 	Congested []int64
 	Packets   int64 // Q
 
-	scheme  header.Scheme
-	hash    hash.Func
-	quad    bool           // the hash's Forms over d have A != 0 (the double hash)
-	mask    uint32         // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
+	scheme header.Scheme
+	hash   hash.Func
+	quad   bool   // the hash's Forms over d have A != 0 (the double hash)
+	mask   uint32 // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
 	// formMask and shift: the mask of the hash's Forms over d for id 1, and
 	// the shift that brings it to the kernel's mask (Add's common case).
 	formMask uint32
 	shift    uint
-	sip     *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
-	generic bool
-	sum1    int64 // batch weights not yet added to every link
-	sum2    int64
+	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
+	generic  bool
+	sum1     int64 // batch weights not yet added to every link
+	sum2     int64
 
 	// Records waiting for the kernels (refmodel/internal/kernel), by the
 	// outputs they charge: batchHops, Counts; batchBoth, Counts and

@@ -399,4 +399,3 @@ func sip() {
 	VZEROUPPER()
 	RET()
 }
-
