@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"ibreservoir/hash"
 	"ibreservoir/refmodel/internal/kernel"
 )
 
@@ -108,15 +109,7 @@ func BenchmarkDecodeOneReservoir(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tl.UseGeneric(generic)
-			n := 0
-			for b.Loop() {
-				tl.Add(ss[n&(len(ss)-1)])
-				n++
-			}
-			tl.Flush()
-			goRate := float64(n) / b.Elapsed().Seconds()
-			b.ReportMetric(goRate, "pkts/s")
+			goRate := decodeRate(b, tl, ss, generic)
 			if generic {
 				return
 			}
@@ -131,14 +124,50 @@ func BenchmarkDecodeOneReservoir(b *testing.B) {
 			for _, s := range ss {
 				ref.Add(s)
 			}
-			ref.Flush()
-			for j := range ref.D {
-				if cCounts[j] != [2]int64{ref.Counts[j], ref.Congested[j]} {
-					b.Fatalf("link %s: C loop counts %v, model %d %d", set.Links[j], cCounts[j], ref.Counts[j], ref.Congested[j])
+			for j, e := range ref.Estimates(5, DefaultP) {
+				if cCounts[j] != [2]int64{e.W, e.C} {
+					b.Fatalf("link %s: C loop counts %v, model %d %d", set.Links[j], cCounts[j], e.W, e.C)
 				}
 			}
 			b.ReportMetric(cRate, "c-pkts/s")
 			b.ReportMetric(goRate/cRate, "go/c")
 		})
 	}
+}
+
+// BenchmarkDecodeHashes is the same decode with the other kernels: the CRCs
+// (the parity kernel with a wide mask) and SipHash (computed in full for
+// every packet and link).
+func BenchmarkDecodeHashes(b *testing.B) {
+	set := fiveHopSet()
+	ss := benchSamples(1 << 14)
+	for _, k := range []hash.Kind{hash.CRC32, hash.SipHash} {
+		b.Run("hash="+k.String(), func(b *testing.B) {
+			if !kernel.FastPath() {
+				b.Skip("no fast path on this CPU")
+			}
+			c := DefaultConfig()
+			c.Hash = hash.New(k)
+			tl, err := mustModel(b, c).NewTally(set)
+			if err != nil {
+				b.Fatal(err)
+			}
+			decodeRate(b, tl, ss, false)
+		})
+	}
+}
+
+// decodeRate runs the benchmark loop of Tally.Add over ss and reports the
+// packets per second.
+func decodeRate(b *testing.B, tl *Tally, ss []Sample, generic bool) float64 {
+	tl.UseGeneric(generic)
+	n := 0
+	for b.Loop() {
+		tl.Add(ss[n&(len(ss)-1)])
+		n++
+	}
+	tl.Flush()
+	rate := float64(n) / b.Elapsed().Seconds()
+	b.ReportMetric(rate, "pkts/s")
+	return rate
 }
