@@ -20,6 +20,7 @@ package capture
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -92,6 +93,30 @@ type Packet struct {
 
 // Truncated reports whether less than the whole packet was captured.
 func (p *Packet) Truncated() bool { return len(p.Data) < p.WireLen }
+
+// CaptureError reports what the capture card flagged about the packet: for
+// ERF records, the receive-error, data-stream-error and truncation flags of
+// the ERF header. Such a packet is not what the link carried, or not all of
+// it, whatever its CRCs say. It is nil for an unflagged packet.
+func (p *Packet) CaptureError() error {
+	if p.ERF == nil {
+		return nil
+	}
+	var what []string
+	if p.ERF.Flags&ERFFlagRxError != 0 {
+		what = append(what, "receive error (the link layer flagged the packet)")
+	}
+	if p.ERF.Flags&ERFFlagDSError != 0 {
+		what = append(what, "data-stream error (the card lost data)")
+	}
+	if p.ERF.Flags&ERFFlagTrunc != 0 {
+		what = append(what, "truncated (the card's buffer overflowed)")
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return fmt.Errorf("ERF flags %#02x: %s", p.ERF.Flags, strings.Join(what, ", "))
+}
 
 // A FormatError reports a malformed capture: the record and the byte offset
 // in the file where the problem lies. After a FormatError with Skippable set,

@@ -296,11 +296,10 @@ func erf(typ uint8, rlen, wlen int, ext []uint64, payload []byte) []byte {
 	return b
 }
 
-func TestERFExtensionHeaders(t *testing.T) {
-	pkt := testPackets(t)[10].Data
-	// Two extension headers: the first has the "more" bit set.
-	rec := erf(ERFTypeInfiniBand|erfTypeExtBit, 0, len(pkt), []uint64{1<<63 | 0x0100, 0x0200}, pkt)
-	r, err := NewReader(bytes.NewReader(pcapFile(LinkTypeERF, rec)))
+// readOne reads the first packet of a capture file held in memory.
+func readOne(t *testing.T, file []byte) *Packet {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +307,14 @@ func TestERFExtensionHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func TestERFExtensionHeaders(t *testing.T) {
+	pkt := testPackets(t)[10].Data
+	// Two extension headers: the first has the "more" bit set.
+	rec := erf(ERFTypeInfiniBand|erfTypeExtBit, 0, len(pkt), []uint64{1<<63 | 0x0100, 0x0200}, pkt)
+	p := readOne(t, pcapFile(LinkTypeERF, rec))
 	if !bytes.Equal(p.Data, pkt) || len(p.ERF.Extensions) != 2 || p.ERF.Type != ERFTypeInfiniBand {
 		t.Fatalf("got %d bytes, ERF %+v", len(p.Data), p.ERF)
 	}
@@ -316,9 +323,8 @@ func TestERFExtensionHeaders(t *testing.T) {
 	}
 	// wlen longer than what was captured: a truncated packet, not an error.
 	rec = erf(ERFTypeInfiniBand, 0, len(pkt)+100, nil, pkt)
-	r, _ = NewReader(bytes.NewReader(pcapFile(LinkTypeERF, rec)))
-	if p, err := r.Next(); err != nil || !p.Truncated() || !bytes.Equal(p.Data, pkt) {
-		t.Fatalf("truncated record: %v", err)
+	if p := readOne(t, pcapFile(LinkTypeERF, rec)); !p.Truncated() || !bytes.Equal(p.Data, pkt) {
+		t.Fatalf("truncated record: %+v", p)
 	}
 }
 
@@ -506,5 +512,63 @@ func TestOpenErrors(t *testing.T) {
 	pkts, err := ReadFile(cut)
 	if err == nil || !strings.Contains(err.Error(), "record 4, byte 882: captured length 190") || len(pkts) != 3 {
 		t.Errorf("cut file: %d packets, %v; want 3 and an error at record 4", len(pkts), err)
+	}
+}
+
+// TestOpenDirectory: a directory given as a capture is named as one, not
+// reported as an empty file.
+func TestOpenDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := Open(dir)
+	if err == nil || !strings.Contains(err.Error(), "is a directory") || strings.Contains(err.Error(), "0 bytes") {
+		t.Errorf("directory: %v", err)
+	}
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("ReadFile of a directory: %v", err)
+	}
+}
+
+// errReader fails every read: an I/O error, not a format.
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("input/output error") }
+
+func TestNewReaderReadError(t *testing.T) {
+	_, err := NewReader(errReader{})
+	if err == nil || !strings.Contains(err.Error(), "input/output error") || strings.Contains(err.Error(), "0 bytes") {
+		t.Errorf("read error reported as %v", err)
+	}
+}
+
+// TestERFFlags: the ERF receive-error, data-stream-error and truncation
+// flags are reported by CaptureError; an unflagged record has none.
+func TestERFFlags(t *testing.T) {
+	pkt := testPackets(t)[10].Data
+	for _, c := range []struct {
+		flags uint8
+		want  []string
+	}{
+		{ERFFlagVarLen, nil},
+		{ERFFlagVarLen | ERFFlagRxError, []string{"receive error"}},
+		{ERFFlagVarLen | ERFFlagDSError, []string{"data-stream error"}},
+		{ERFFlagVarLen | ERFFlagTrunc, []string{"truncated"}},
+		{ERFFlagRxError | ERFFlagTrunc | ERFFlagDSError, []string{"receive error", "data-stream error", "truncated", "ERF flags 0x38"}},
+	} {
+		rec := erf(ERFTypeInfiniBand, 0, len(pkt), nil, pkt)
+		rec[9] = c.flags
+		err := readOne(t, pcapFile(LinkTypeERF, rec)).CaptureError()
+		if (err == nil) != (c.want == nil) {
+			t.Errorf("flags %#x: CaptureError %v", c.flags, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("flags %#x: %v lacks %q", c.flags, err, w)
+			}
+		}
+	}
+	raw := &Packet{Data: pkt, WireLen: len(pkt)} // link type 247: no ERF header
+	if raw.CaptureError() != nil {
+		t.Error("a raw packet has a capture error")
 	}
 }

@@ -20,6 +20,10 @@ func FuzzReader(f *testing.F) {
 	f.Add(pcapFile(LinkTypeInfiniBand, []byte{0, 2, 0, 4, 0, 7, 0, 1}))                                                                                 // raw IB, short packet
 	f.Add(pcapFile(LinkTypeERF, erf(ERFTypeInfiniBand|erfTypeExtBit, 0, 4, []uint64{1 << 63, 0}, []byte{1})))                                           // extension headers
 	f.Add([]byte{0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0}) // empty pcapng section
+	flagged := erf(ERFTypeInfiniBand, 0, 8, nil, []byte{0, 2, 0, 4, 0, 7, 0, 1})
+	flagged[9] |= ERFFlagRxError | ERFFlagTrunc | ERFFlagDSError
+	f.Add(pcapFile(LinkTypeERF, flagged)) // ERF error flags set
+	f.Add([]byte{})                       // empty file
 	f.Fuzz(func(t *testing.T, file []byte) {
 		r, err := NewReader(bytes.NewReader(file))
 		if err != nil {
@@ -42,6 +46,9 @@ func FuzzReader(f *testing.F) {
 					continue
 				}
 				return
+			}
+			if err := p.CaptureError(); p.ERF != nil && (p.ERF.Flags&(ERFFlagRxError|ERFFlagDSError|ERFFlagTrunc) != 0) != (err != nil) {
+				t.Fatalf("record %d: ERF flags %#x, CaptureError %v", p.Record, p.ERF.Flags, err)
 			}
 			if p.Record <= last {
 				t.Fatalf("record %d after %d", p.Record, last)

@@ -64,11 +64,19 @@ type ngIface struct {
 }
 
 // Open opens a capture file for reading. The caller closes the returned file
-// when done.
+// when done. A directory or another file that is not a regular file (a
+// device, a pipe is fine) is refused by name.
 func Open(path string) (*Reader, *os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if st, err := f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	} else if st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: is a directory, not a capture file", path)
 	}
 	r, err := NewReader(f)
 	if err != nil {
@@ -103,8 +111,11 @@ func ReadFile(path string) ([]*Packet, error) {
 func NewReader(r io.Reader) (*Reader, error) {
 	rd := &Reader{r: bufio.NewReaderSize(r, 1<<16)}
 	magic, err := rd.r.Peek(4)
-	if err != nil {
+	if err == io.EOF || err == io.ErrUnexpectedEOF || err == bufio.ErrBufferFull {
 		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("file is %d bytes, too short for a pcap or pcapng header", len(magic))}
+	}
+	if err != nil {
+		return nil, err // a read error, not a format
 	}
 	if binary.LittleEndian.Uint32(magic) == ngBlockSHB {
 		rd.ng = true

@@ -7,19 +7,20 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"ibreservoir/internal/cli"
 )
 
 // `ibreservoir hash ...`: the one-bit hashes of thesis section 5.4 (package
 // hash).
 
-var hashCmd = &cobra.Command{
-	Use:   "hash",
-	Short: "The one-bit hashes H(id, d) of thesis section 5.4: exhaustive sweeps",
-	Args:  cobra.NoArgs,
-}
-
-func init() {
-	rootCmd.AddCommand(hashCmd)
+func newHashCmd() *cobra.Command {
+	c := cli.Group(&cobra.Command{
+		Use:   "hash",
+		Short: "The one-bit hashes H(id, d) of thesis section 5.4: exhaustive sweeps",
+	})
+	c.AddCommand(newHashSweepCmd())
+	return c
 }
 
 // parseUint32 reads a 32-bit value written in decimal, 0x hex, 2^N or 2^N-1.

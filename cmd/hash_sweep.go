@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,19 +12,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"ibreservoir/hash"
+	"ibreservoir/internal/cli"
 )
 
 // hashSweepOptions are the inputs of `ibreservoir hash sweep`.
 type hashSweepOptions struct {
-	Hash  string   // hash name (hash.ParseKind)
-	Over  string   // "d" (id fixed, d varies) or "id" (d fixed, id varies)
-	Ones  []string // fixed values whose count of H = 1 to print
-	Agree []string // pairs a:b of fixed values whose agreement to print
-	Time  bool     // report each sweep's time on stderr
+	Hash   hash.Kind
+	Over   string   // "d" (id fixed, d varies) or "id" (d fixed, id varies)
+	Ones   []string // fixed values whose count of H = 1 to print
+	Agree  []string // pairs a:b of fixed values whose agreement to print
+	Time   bool     // report each sweep's time on stderr
+	Format cli.Format
 }
 
-func init() {
-	o := &hashSweepOptions{Hash: "mult0", Over: "d"}
+func newHashSweepCmd() *cobra.Command {
+	o := &hashSweepOptions{Hash: hash.Mult0, Over: "d"}
 	c := &cobra.Command{
 		Use:   "sweep",
 		Short: "Count, over all 2^32 values of one argument, how often H is 1 or two hashes agree",
@@ -39,30 +42,29 @@ if Theorem 5.1 fails for any id checked.
 
 Values are decimal, 0x hex, 2^N or 2^N-1. The sweep runs on the vector
 kernels (AVX-512 or AVX2; IBRESERVOIR_GENERIC=1 forces plain Go) on every
-core; siphash has no vector form and takes about a minute per sweep.`,
+core; siphash has no vector form and takes about a minute per sweep.
+--format markdown gives the table for a document, json every count.`,
 		Example: `  ibreservoir hash sweep
   ibreservoir hash sweep --agree 2:6,509:1021 --ones 0,1,2^31
-  ibreservoir hash sweep --hash crc32 --over id --ones 509 --agree 2:6`,
+  ibreservoir hash sweep --hash crc32 --over id --ones 509 --agree 2:6 --format markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runHashSweep(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+			if len(o.Ones) == 0 && len(o.Agree) == 0 {
+				if err := cli.NoEffect(cmd.Flags(), "without --ones or --agree (the default run sweeps over d and over id)", "", "over"); err != nil {
+					return err
+				}
+			}
+			return runHashSweep(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Hash, "hash", o.Hash, "hash: "+strings.Join(kindNames(), ", "))
-	f.StringVar(&o.Over, "over", o.Over, "argument that varies: d (id fixed) or id (d fixed)")
+	cli.HashKindVar(f, &o.Hash)
+	cli.EnumVar(f, &o.Over, "over", []string{"d", "id"}, "argument that varies: d (id fixed) or id (d fixed)")
 	f.StringSliceVar(&o.Ones, "ones", nil, "fixed values whose count of H = 1 to print (comma-separated)")
 	f.StringSliceVar(&o.Agree, "agree", nil, "pairs a:b of fixed values whose agreement to print (comma-separated)")
 	f.BoolVar(&o.Time, "time", false, "print each sweep's wall time on stderr")
-	hashCmd.AddCommand(c)
-}
-
-func kindNames() []string {
-	var ns []string
-	for _, k := range hash.Kinds() {
-		ns = append(ns, k.String())
-	}
-	return ns
+	cli.FormatVar(f, &o.Format)
+	return c
 }
 
 // factIDs are the fixed values the default run checks Theorem 5.1 at: odd and
@@ -70,18 +72,24 @@ func kindNames() []string {
 // the top bit, all ones and the id of the thesis's Figure 5.1.
 var factIDs = []uint32{1, 2, 6, 509, 1 << 31, 1<<32 - 1, 44974351}
 
+// sweepRow is one count of the report; its JSON form is hash sweep's.
 type sweepRow struct {
-	fixed, varies, test string
-	count               uint64
+	Fixed    string  `json:"fixed"`
+	Varies   string  `json:"varies"`
+	Test     string  `json:"counts"`
+	Count    uint64  `json:"count"`
+	Fraction string  `json:"fraction"` // Count/2^32, reduced
+	Decimal  float64 `json:"decimal"`
 }
 
 // runHashSweep prints the table to w, and notes (and with o.Time the timings)
-// to errw.
-func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
-	kind, err := hash.ParseKind(o.Hash)
-	if err != nil {
-		return fmt.Errorf("--hash: %w", err)
+// to errw. A SIGINT or SIGTERM (ctx) stops it between sweeps and abandons the
+// sweep under way.
+func runHashSweep(ctx context.Context, w, errw io.Writer, o *hashSweepOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	kind := o.Hash
 	if o.Over != "d" && o.Over != "id" {
 		return fmt.Errorf("--over %q: use d (id fixed, d varies) or id (d fixed, id varies)", o.Over)
 	}
@@ -112,9 +120,17 @@ func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
 		fmt.Fprintln(errw, "note: siphash has no vector form; each sweep takes about a minute")
 	}
 
+	var interrupted error
 	timed := func(label string, f func() uint64) uint64 {
+		if interrupted != nil {
+			return 0
+		}
 		start := time.Now()
-		n := f()
+		n, err := cli.Await(ctx, f)
+		if err != nil {
+			interrupted = err
+			return 0
+		}
 		if o.Time {
 			fmt.Fprintf(errw, "%s: %v\n", label, time.Since(start).Round(time.Millisecond))
 		}
@@ -135,7 +151,7 @@ func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
 			}
 			return h.OnesOverID(v)
 		})
-		return sweepRow{fmt.Sprintf("%s=%d", fixed, v), varies, "H = 1", n}
+		return newSweepRow(fmt.Sprintf("%s=%d", fixed, v), varies, "H = 1", n)
 	}
 	agreeRow := func(over string, p [2]uint32) sweepRow {
 		fixed, varies := name(over)
@@ -150,7 +166,7 @@ func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
 		if over == "id" {
 			test = fmt.Sprintf("H(id,%d) = H(id,%d)", p[0], p[1])
 		}
-		return sweepRow{fmt.Sprintf("%s=%d,%d", fixed, p[0], p[1]), varies, test, n}
+		return newSweepRow(fmt.Sprintf("%s=%d,%d", fixed, p[0], p[1]), varies, test, n)
 	}
 
 	var rows []sweepRow
@@ -162,12 +178,12 @@ func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
 				rows = append(rows, onesRow(over, v))
 			}
 		}
-		if kind == hash.Mult0 {
+		if kind == hash.Mult0 && interrupted == nil {
 			for _, r := range rows {
-				zero := strings.HasSuffix(r.fixed, "=0")
-				if !zero && r.count != 1<<31 {
+				zero := strings.HasSuffix(r.Fixed, "=0")
+				if !zero && r.Count != 1<<31 {
 					failed = true
-					verdicts = append(verdicts, fmt.Sprintf("Theorem 5.1 FAILS at %s: %d of 2^32, not 2^31", r.fixed, r.count))
+					verdicts = append(verdicts, fmt.Sprintf("Theorem 5.1 FAILS at %s: %d of 2^32, not 2^31", r.Fixed, r.Count))
 				}
 			}
 			if !failed {
@@ -178,7 +194,7 @@ func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
 			r := agreeRow(over, [2]uint32{2, 6})
 			rows = append(rows, r)
 			if kind == hash.Mult0 && over == "d" {
-				verdicts = append(verdicts, fmt.Sprintf("Theorem 5.2 is false: ids 2 and 6 agree on %d of 2^32 d (%s = %.9f), not 1/2", r.count, ratString(r.count), float64(r.count)/hash.Domain))
+				verdicts = append(verdicts, fmt.Sprintf("Theorem 5.2 is false: ids 2 and 6 agree on %d of 2^32 d (%s = %.9f), not 1/2", r.Count, r.Fraction, r.Decimal))
 			}
 		}
 	} else {
@@ -190,20 +206,44 @@ func runHashSweep(w, errw io.Writer, o *hashSweepOptions) error {
 		}
 	}
 
-	fmt.Fprintf(w, "# %s over all 2^32 values of one argument (sweep kernel %s)\n", kind, hash.SweepKernel())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "fixed\tvaries\tcounts\tcount\tfraction of 2^32\tdecimal")
+	if interrupted != nil {
+		return interrupted
+	}
+	title := fmt.Sprintf("%s over all 2^32 values of one argument (sweep kernel %s)", kind, hash.SweepKernel())
+	text := func(w io.Writer) error {
+		fmt.Fprintf(w, "# %s\n", title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "fixed\tvaries\tcounts\tcount\tfraction of 2^32\tdecimal")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.12f\n", r.Fixed, r.Varies, r.Test, r.Count, r.Fraction, r.Decimal)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, v := range verdicts {
+			fmt.Fprintln(w, v)
+		}
+		return nil
+	}
+	md := &cli.Table{Title: title, Columns: []string{"fixed", "varies", "counts", "count", "fraction of 2^32", "decimal"}, Footer: verdicts}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%.12f\n", r.fixed, r.varies, r.test, r.count, ratString(r.count), float64(r.count)/hash.Domain)
+		md.Rows = append(md.Rows, []string{r.Fixed, r.Varies, r.Test, fmt.Sprint(r.Count), r.Fraction, cli.Float(r.Decimal)})
 	}
-	if err := tw.Flush(); err != nil {
+	doc := struct {
+		Hash     string     `json:"hash"`
+		Kernel   string     `json:"kernel"`
+		Rows     []sweepRow `json:"rows"`
+		Verdicts []string   `json:"verdicts,omitempty"`
+	}{kind.String(), hash.SweepKernel(), rows, verdicts}
+	if err := (cli.Report{Text: text, Tables: []*cli.Table{md}, JSON: doc}).Write(w, o.Format); err != nil {
 		return err
-	}
-	for _, v := range verdicts {
-		fmt.Fprintln(w, v)
 	}
 	if failed {
 		return exitError{2, errors.New("Theorem 5.1 does not hold for every id checked")}
 	}
 	return nil
+}
+
+func newSweepRow(fixed, varies, test string, n uint64) sweepRow {
+	return sweepRow{fixed, varies, test, n, ratString(n), float64(n) / hash.Domain}
 }

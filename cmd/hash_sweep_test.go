@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +16,7 @@ func TestHashSweepFacts(t *testing.T) {
 		t.Skip("exhaustive sweeps need the vector kernels (none here, or IBRESERVOIR_GENERIC=1)")
 	}
 	var out, errw bytes.Buffer
-	if err := runHashSweep(&out, &errw, &hashSweepOptions{Hash: "mult0", Over: "d"}); err != nil {
+	if err := runHashSweep(context.Background(), &out, &errw, &hashSweepOptions{Hash: hash.Mult0, Over: "d"}); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -40,8 +42,8 @@ func TestHashSweepChosen(t *testing.T) {
 		t.Skip("exhaustive sweeps need the vector kernels (none here, or IBRESERVOIR_GENERIC=1)")
 	}
 	var out, errw bytes.Buffer
-	o := &hashSweepOptions{Hash: "parity", Over: "id", Ones: []string{"3", "0x2"}, Agree: []string{"2:6"}, Time: true}
-	if err := runHashSweep(&out, &errw, o); err != nil {
+	o := &hashSweepOptions{Hash: hash.Parity, Over: "id", Ones: []string{"3", "0x2"}, Agree: []string{"2:6"}, Time: true}
+	if err := runHashSweep(context.Background(), &out, &errw, o); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -64,17 +66,35 @@ func TestHashSweepArgErrors(t *testing.T) {
 		o   hashSweepOptions
 		msg string
 	}{
-		{hashSweepOptions{Hash: "md5", Over: "d"}, "--hash"},
-		{hashSweepOptions{Hash: "mult0", Over: "x"}, "--over"},
-		{hashSweepOptions{Hash: "mult0", Over: "d", Ones: []string{"2^32"}}, "not a 32-bit value"},
-		{hashSweepOptions{Hash: "mult0", Over: "d", Ones: []string{"-1"}}, "not a 32-bit value"},
-		{hashSweepOptions{Hash: "mult0", Over: "d", Agree: []string{"2"}}, "not a pair"},
-		{hashSweepOptions{Hash: "mult0", Over: "d", Agree: []string{"2:x"}}, "\"x\" is not"},
+		{hashSweepOptions{Hash: hash.Mult0, Over: "x"}, "--over"},
+		{hashSweepOptions{Hash: hash.Mult0, Over: "d", Ones: []string{"2^32"}}, "not a 32-bit value"},
+		{hashSweepOptions{Hash: hash.Mult0, Over: "d", Ones: []string{"-1"}}, "not a 32-bit value"},
+		{hashSweepOptions{Hash: hash.Mult0, Over: "d", Agree: []string{"2"}}, "not a pair"},
+		{hashSweepOptions{Hash: hash.Mult0, Over: "d", Agree: []string{"2:x"}}, "\"x\" is not"},
 	} {
 		var out, errw bytes.Buffer
-		err := runHashSweep(&out, &errw, &c.o)
+		err := runHashSweep(context.Background(), &out, &errw, &c.o)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: error %v, want one mentioning %q", c.o, err, c.msg)
+		}
+	}
+}
+
+// TestHashSweepFlags: flag errors come before any sweep.
+func TestHashSweepFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hash", "md5"}, `invalid argument "md5" for "--hash"`},
+		{[]string{"--over", "both"}, `invalid argument "both" for "--over"`},
+		{[]string{"--over", "id"}, "--over has no effect without --ones or --agree"},
+		{[]string{"--json"}, "--format json"},
+		{[]string{"--format", "yaml"}, `invalid argument "yaml" for "--format"`},
+	} {
+		_, _, err := execute(t, append([]string{"hash", "sweep"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want an error containing %q", c.args, err, c.want)
 		}
 	}
 }
@@ -111,4 +131,16 @@ func FuzzParseUint32(f *testing.F) {
 			t.Fatalf("parseUint32(%q) = %d, but its decimal form gives %d, %v", s, v, w, err)
 		}
 	})
+}
+
+// TestHashSweepInterrupt: a cancelled context stops the sweeps at once, even
+// siphash's minute-long ones.
+func TestHashSweepInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errw bytes.Buffer
+	err := runHashSweep(ctx, &out, &errw, &hashSweepOptions{Hash: hash.SipHash, Over: "d"})
+	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
+		t.Errorf("got %v and output %q", err, out.String())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -16,17 +17,17 @@ import (
 
 func TestModelSaturationOutput(t *testing.T) {
 	var b bytes.Buffer
-	if err := runModelSaturation(&b, &modelSaturationOptions{Bits: 2, Hops: 5, Generator: "ideal"}); err != nil {
+	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 2, Hops: 5, Generator: "ideal"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(b.String(), "9/16"); got != 4 || !strings.Contains(b.String(), "3/4") {
 		t.Errorf("section 5.6's example not in the output:\n%s", b.String())
 	}
-	if err := runModelSaturation(&b, &modelSaturationOptions{Bits: 0, Hops: 5, Generator: "ideal"}); err == nil {
-		t.Error("--bits 0 accepted")
+	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 0, Hops: 5, Generator: "ideal"}); err == nil {
+		t.Error("a count width of 0 accepted")
 	}
 	b.Reset()
-	if err := runModelSaturation(&b, &modelSaturationOptions{Bits: 3, Hops: 5, Generator: "lfsr-lut/b8"}); err != nil || !strings.Contains(b.String(), "lfsr-lut/b8") {
+	if err := runModelSaturation(&b, &modelSaturationOptions{CountBits: 3, Hops: 5, Generator: "lfsr-lut/b8"}); err != nil || !strings.Contains(b.String(), "lfsr-lut/b8") {
 		t.Errorf("lfsr-lut/b8: %v\n%s", err, b.String())
 	}
 }
@@ -165,5 +166,70 @@ func TestBindModelFlags(t *testing.T) {
 	}
 	if err := fs.Parse([]string{"--hash", "md5"}); err == nil || !strings.Contains(err.Error(), "unknown hash") {
 		t.Errorf("--hash md5: %v", err)
+	}
+}
+
+// TestModelFlagErrors: bad numbers are refused before any work (NaN used to
+// spin in RequiredPackets, a billion links to overflow int64 and hang), and
+// flags without effect are errors.
+func TestModelFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"threshold", "--p", "NaN"}, `invalid argument "NaN" for "--p"`},
+		{[]string{"threshold", "--p", "Inf"}, `invalid argument "Inf" for "--p"`},
+		{[]string{"threshold", "--p", "1"}, `invalid argument "1" for "--p"`},
+		{[]string{"threshold", "--links", "-3"}, `invalid argument "-3" for "--links"`},
+		{[]string{"threshold", "--links", "1000000000"}, "more than 2^53"},
+		{[]string{"threshold", "--links", "99999999999999999999"}, "out of range"},
+		{[]string{"threshold", "--packets", "0"}, `invalid argument "0" for "--packets"`},
+		{[]string{"threshold", "--hops", "100000"}, `invalid argument "100000" for "--hops"`},
+		{[]string{"saturation", "--bits", "2"}, "Did you mean this?\n\t--count-bits"},
+		{[]string{"saturation", "--hops", "1000000000"}, `invalid argument "1000000000" for "--hops"`},
+		{[]string{"saturation", "--sender-draws", "3", "--count-bits", "2"}, "--count-bits has no effect with --sender-draws"},
+		{[]string{"saturation", "--sender-draws", "3", "--generator", "lfsr-lut/b8"}, "--generator has no effect with --sender-draws"},
+		{[]string{"saturation", "--generator", "lfsr"}, `invalid argument "lfsr" for "--generator"`},
+		{[]string{"config", "--generator", "shiftreg/free/x"}, `invalid argument "shiftreg/free/x" for "--generator"`},
+		{[]string{"config", "--max-port", "255"}, `invalid argument "255" for "--max-port"`},
+	} {
+		_, _, err := execute(t, append([]string{"model"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestModelFormats: markdown and JSON carry every figure at full precision.
+func TestModelFormats(t *testing.T) {
+	out, _, err := execute(t, "model", "threshold", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var th thresholdJSON
+	if err := json.Unmarshal([]byte(out), &th); err != nil {
+		t.Fatal(err)
+	}
+	if th.PerLink.Threshold != refmodel.Threshold(5, 5_000_000, 0.99) || th.PerLink.RequiredPackets != 4987602 || th.FamilyWise.P != refmodel.FamilyP(0.99, 192) {
+		t.Errorf("threshold JSON %+v", th)
+	}
+	out, _, err = execute(t, "model", "threshold", "--format", "markdown")
+	if err != nil || !strings.Contains(out, "| per link | 0.99 | 2.32634787404084 | 26009.359928337184 | 4987602 |") {
+		t.Errorf("threshold markdown: %v\n%s", err, out)
+	}
+	out, _, err = execute(t, "model", "saturation", "--count-bits", "2", "--hops", "5", "--format", "markdown")
+	if err != nil || !strings.Contains(out, "| 5 | 1/4 | 0.25 | 3/4 | 0.75 |") || !strings.Contains(out, "| 1 | 3/16 | 0.1875 | 9/16 | 0.5625 |") {
+		t.Errorf("saturation markdown: %v\n%s", err, out)
+	}
+	out, _, err = execute(t, "model", "saturation", "--generator", "lfsr-lut/b8", "--format", "json")
+	var sat saturationJSON
+	if err != nil || json.Unmarshal([]byte(out), &sat) != nil || len(sat.Selection) != 5 || sat.Generator != "lfsr-lut/b8" {
+		t.Fatalf("saturation JSON: %v\n%s", err, out)
+	}
+	for _, h := range sat.Selection {
+		r, ok := new(big.Rat).SetString(h.P.Exact)
+		if f, _ := r.Float64(); !ok || f != h.P.Value {
+			t.Errorf("hop %d: %s is not %v", h.Hop, h.P.Exact, h.P.Value)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bufio"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,21 +14,26 @@ import (
 
 	"ibreservoir/capture"
 	"ibreservoir/header"
+	"ibreservoir/internal/cli"
 )
 
 // packetCheckOptions are the inputs of `ibreservoir packet check`.
 type packetCheckOptions struct {
 	Files     []string
-	JSON      bool
+	Format    cli.Format
 	Telemetry bool // decode the telemetry fields of Spec
 	Spec      header.TelemetrySpec
 }
 
-func init() {
-	packetCmd := &cobra.Command{
+// telemetryFlagNames are the flags of the telemetry layout, which only
+// --telemetry uses.
+var telemetryFlagNames = []string{flagScheme, flagCountBits, flagSenderL, flagSwitchBits, flagPortBits, flagPlacement}
+
+func newPacketCmd() *cobra.Command {
+	packetCmd := cli.Group(&cobra.Command{
 		Use:   "packet",
 		Short: "Inspect InfiniBand packets in capture files",
-	}
+	})
 	o := packetCheckOptions{Spec: defaultTelemetrySpec()}
 	check := &cobra.Command{
 		Use:   "check FILE...",
@@ -34,11 +41,15 @@ func init() {
 		Long: `check reads pcap and pcapng captures (ERF records of type 21 in link type 197,
 as Endace cards and Wireshark save them, or raw InfiniBand in link type 247)
 and prints, per packet, the decoded LRH, GRH and BTH and whether the ICRC and
-VCRC are good. With --telemetry it also decodes the telemetry fields of the
-layout the telemetry flags describe (and finds the ICRC before its footer).
-It exits non-zero if any packet is malformed or has a bad CRC.`,
-		Example: `  ibreservoir packet check capture.pcap
-  ibreservoir packet check --json a.pcap b.pcapng
+VCRC are good. A packet whose ERF header flags a receive error, a data-stream
+error or truncation is bad whatever its CRCs say. With --telemetry it also
+decodes the telemetry fields of the layout the telemetry flags describe (and
+finds the ICRC before its footer). --format json prints one JSON document,
+written as the packets are read, so any capture takes the same memory.
+It exits non-zero if any packet is malformed or has a bad CRC, or a file
+cannot be read as a capture.`,
+		Example: `  ibreservoir packet check capture/testdata/infiniband-hca-capture.pcap
+  ibreservoir packet check --format json a.pcap b.pcapng
   ibreservoir packet check --telemetry --scheme fullid --count-bits 8 vectors.pcap`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -47,15 +58,23 @@ It exits non-zero if any packet is malformed or has a bad CRC.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !o.Telemetry {
+				if err := cli.NoEffect(cmd.Flags(), "without --telemetry", "add --telemetry to decode the fields of that layout",
+					telemetryFlagNames...); err != nil {
+					return err
+				}
+			} else if err := checkTelemetryFlags(cmd.Flags(), o.Spec); err != nil {
+				return err
+			}
 			o.Files = args
-			return runPacketCheck(cmd.OutOrStdout(), o)
+			return runPacketCheck(cmd.Context(), cmd.OutOrStdout(), o)
 		},
 	}
-	check.Flags().BoolVar(&o.JSON, "json", false, "print one JSON document instead of text")
+	cli.FormatVar(check.Flags(), &o.Format, cli.Text, cli.JSON)
 	check.Flags().BoolVar(&o.Telemetry, "telemetry", false, "also decode the telemetry fields of the layout given by --scheme, --count-bits, ... --placement")
 	bindTelemetryFlags(check.Flags(), &o.Spec)
 	packetCmd.AddCommand(check)
-	rootCmd.AddCommand(packetCmd)
+	return packetCmd
 }
 
 // checkedPacket is the report on one packet (or one malformed record).
@@ -100,9 +119,17 @@ type crcView struct {
 }
 
 type checkSummary struct {
-	Packets int `json:"packets"`
-	Good    int `json:"good"`
-	Bad     int `json:"bad"`
+	Packets    int `json:"packets"`
+	Good       int `json:"good"`
+	Bad        int `json:"bad"`
+	Unreadable int `json:"unreadable_files,omitempty"` // files that are not captures at all
+}
+
+// fileError is a file that could not be read as a capture: it holds no
+// packets, so it is reported apart from them.
+type fileError struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
 }
 
 func gid(g [16]byte) string {
@@ -114,7 +141,14 @@ func gid(g [16]byte) string {
 	return strings.Join(parts, ":")
 }
 
-func runPacketCheck(w io.Writer, o packetCheckOptions) error {
+// runPacketCheck checks every packet of o.Files, writing each report as it
+// goes (text, or one JSON document streamed packet by packet), so that memory
+// does not grow with the capture. A SIGINT or SIGTERM (ctx) stops it between
+// packets.
+func runPacketCheck(ctx context.Context, out io.Writer, o packetCheckOptions) (err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if len(o.Files) == 0 {
 		return errors.New("name at least one capture file to check")
 	}
@@ -134,80 +168,144 @@ func runPacketCheck(w io.Writer, o packetCheckOptions) error {
 			layouts[lnh], layoutErrs[lnh] = telemetryLayout(o.Spec, lnh)
 		}
 	}
-	var all []checkedPacket
+	w := bufio.NewWriterSize(out, 1<<16)
+	defer func() {
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+	}()
 	var sum checkSummary
-	emit := func(c checkedPacket) {
+	var fileErrs []fileError
+	js := o.Format == cli.JSON
+	if js {
+		io.WriteString(w, "{\n  \"packets\": [")
+	}
+	emit := func(c checkedPacket) error {
 		sum.Packets++
 		if c.OK {
 			sum.Good++
 		} else {
 			sum.Bad++
 		}
-		if o.JSON {
-			all = append(all, c)
-		} else {
+		if !js {
 			printChecked(w, c)
+			return nil
 		}
-	}
-	for _, path := range o.Files {
-		r, f, err := capture.Open(path)
+		b, err := json.MarshalIndent(c, "    ", "  ")
 		if err != nil {
-			emit(checkedPacket{File: path, Error: err.Error()})
-			continue
-		}
-		for {
-			p, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var fe *capture.FormatError
-				c := checkedPacket{File: path, Error: err.Error(), framing: true}
-				if errors.As(err, &fe) {
-					c.Record, c.Offset = fe.Record, fe.Offset
-				}
-				emit(c)
-				if fe != nil && fe.Skippable {
-					continue
-				}
-				break
-			}
-			emit(checkOne(path, p, footer, layouts, layoutErrs))
-		}
-		f.Close()
-	}
-	if o.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Packets []checkedPacket `json:"packets"`
-			Summary checkSummary    `json:"summary"`
-		}{all, sum}); err != nil {
 			return err
 		}
+		sep := ",\n    "
+		if sum.Packets == 1 {
+			sep = "\n    "
+		}
+		w.WriteString(sep)
+		_, err = w.Write(b)
+		return err
+	}
+	for _, path := range o.Files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, f, err := capture.Open(path)
+		if err != nil {
+			sum.Unreadable++
+			msg := strings.TrimPrefix(err.Error(), path+": ") // the line names the file already
+			fileErrs = append(fileErrs, fileError{path, msg})
+			if !js {
+				fmt.Fprintf(w, "%s: FAIL: %s\n\n", path, msg)
+			}
+			continue
+		}
+		err = checkFile(ctx, path, r, footer, layouts, layoutErrs, emit)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if js {
+		if sum.Packets > 0 {
+			w.WriteString("\n  ")
+		}
+		w.WriteString("],\n")
+		if len(fileErrs) > 0 {
+			b, _ := json.MarshalIndent(fileErrs, "  ", "  ")
+			fmt.Fprintf(w, "  \"file_errors\": %s,\n", b)
+		}
+		b, _ := json.MarshalIndent(sum, "  ", "  ")
+		fmt.Fprintf(w, "  \"summary\": %s\n}\n", b)
 	} else {
 		fmt.Fprintf(w, "%d packets: %d good, %d bad\n", sum.Packets, sum.Good, sum.Bad)
+		if sum.Unreadable > 0 {
+			fmt.Fprintf(w, "%d of %d files could not be read as captures\n", sum.Unreadable, len(o.Files))
+		}
 	}
-	if sum.Bad > 0 {
+	switch {
+	case sum.Bad > 0 && sum.Unreadable > 0:
+		return exitError{1, fmt.Errorf("%d of %d packets failed the check, and %d of %d files could not be read", sum.Bad, sum.Packets, sum.Unreadable, len(o.Files))}
+	case sum.Bad > 0:
 		return exitError{1, fmt.Errorf("%d of %d packets failed the check", sum.Bad, sum.Packets)}
-	}
-	if sum.Packets == 0 {
+	case sum.Unreadable > 0:
+		return exitError{1, fmt.Errorf("%d of %d files could not be read as captures", sum.Unreadable, len(o.Files))}
+	case sum.Packets == 0:
 		return exitError{1, errors.New("no packets found")}
 	}
 	return nil
 }
 
-// checkOne decodes and checks one captured packet.
+// checkFile checks the packets of one capture, passing each report to emit.
+func checkFile(ctx context.Context, path string, r *capture.Reader, footer int, layouts [4]*header.Layout, layoutErrs [4]error, emit func(checkedPacket) error) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var fe *capture.FormatError
+			c := checkedPacket{File: path, Error: err.Error(), framing: true}
+			if errors.As(err, &fe) {
+				c.Record, c.Offset = fe.Record, fe.Offset
+			}
+			if err := emit(c); err != nil {
+				return err
+			}
+			if fe != nil && fe.Skippable {
+				continue
+			}
+			return nil
+		}
+		if err := emit(checkOne(path, p, footer, layouts, layoutErrs)); err != nil {
+			return err
+		}
+	}
+}
+
+// checkOne decodes and checks one captured packet. A packet the capture
+// card flagged (ERF receive or data-stream error, truncation) is bad whatever
+// its CRCs say; it is still decoded, for the report.
 func checkOne(path string, p *capture.Packet, footer int, layouts [4]*header.Layout, layoutErrs [4]error) checkedPacket {
 	c := checkedPacket{File: path, Record: p.Record, Offset: p.Offset, Length: len(p.Data), WireLength: p.WireLen}
-	if p.Truncated() {
-		c.Error = fmt.Sprintf("truncated: %d of %d bytes captured, so the CRCs cannot be checked", len(p.Data), p.WireLen)
+	var errs []string
+	done := func(err error) checkedPacket {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		c.Error = strings.Join(errs, "; ")
+		c.OK = len(errs) == 0
 		return c
+	}
+	if err := p.CaptureError(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if p.Truncated() {
+		return done(fmt.Errorf("truncated: %d of %d bytes captured, so the CRCs cannot be checked", len(p.Data), p.WireLen))
 	}
 	pk, err := header.DecodePacket(p.Data, footer)
 	if err != nil {
-		c.Error = err.Error()
-		return c
+		return done(err)
 	}
 	c.LNH = pk.LRH.LNH
 	c.LRH, c.BTH = &pk.LRH, &pk.BTH
@@ -217,13 +315,11 @@ func checkOne(path string, p *capture.Packet, footer int, layouts [4]*header.Lay
 	}
 	chk, err := header.Check(p.Data, footer)
 	if err != nil {
-		c.Error = err.Error()
-		return c
+		return done(err)
 	}
 	n := 4 * int(pk.LRH.PktLen)
 	c.ICRC = &crcView{fmt.Sprintf("%#08x", chk.ICRC), hex.EncodeToString(p.Data[n-footer-4 : n-footer]), fmt.Sprintf("%#08x", chk.WantICRC), chk.ICRCOK()}
 	c.VCRC = &crcView{fmt.Sprintf("%#04x", chk.VCRC), hex.EncodeToString(p.Data[n : n+2]), fmt.Sprintf("%#04x", chk.WantVCRC), chk.VCRCOK()}
-	var errs []string
 	if err := chk.Err(); err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -247,9 +343,7 @@ func checkOne(path string, p *capture.Packet, footer int, layouts [4]*header.Lay
 	} else if err := layoutErrs[pk.LRH.LNH]; err != nil {
 		errs = append(errs, err.Error())
 	}
-	c.Error = strings.Join(errs, "; ")
-	c.OK = len(errs) == 0
-	return c
+	return done(nil)
 }
 
 func yn(b bool) int {

@@ -7,14 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"github.com/spf13/cobra"
+
+	"ibreservoir/internal/cli"
+	"ibreservoir/internal/version"
 )
 
-// Version is the tool version recorded in manifests; release builds set it with
-// -ldflags "-X ibreservoir/cmd.Version=...".
-var Version = "0.1.0-dev"
+// Version is the tool version recorded in manifests (package version's, which
+// the C library reports too; release builds set it there).
+var Version = version.Version
 
 var rootCmd = &cobra.Command{
 	Use:   "ibreservoir",
@@ -30,11 +32,32 @@ and validates the estimator on simulated fat-tree traffic.`,
 	SilenceErrors: true,
 }
 
-// Execute runs the command line and returns the process exit code.
+func init() {
+	rootCmd.SetFlagErrorFunc(cli.FlagError)
+	rootCmd.AddCommand(constructedCommands()...)
+}
+
+// constructedCommands builds the commands made by constructors, a fresh tree
+// on every call (the tests run each command line on its own, with its flags
+// unset, as a new process has them).
+func constructedCommands() []*cobra.Command {
+	return []*cobra.Command{newModelCmd(), newHashCmd(), newRngCmd(), newSpecCmd(), newPacketCmd(), newSimCmd()}
+}
+
+// Execute runs the command line and returns the process exit code. SIGINT
+// and SIGTERM cancel the command's context: every command then stops,
+// removes what it had not finished writing, and exits with 128 + the signal
+// number (130, 143), whatever error the interrupted work returned. A command
+// that finished before it saw the signal has written everything: it succeeds.
 func Execute() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	if err := rootCmd.ExecuteContext(ctx); err != nil {
+	err := rootCmd.ExecuteContext(ctx)
+	if in := cli.Interrupted(ctx); in != nil && err != nil {
+		fmt.Fprintln(os.Stderr, "ibreservoir:", in)
+		return in.ExitCode()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ibreservoir:", err)
 		var ee exitError
 		if errors.As(err, &ee) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +15,8 @@ import (
 
 func TestSimReductionSmall(t *testing.T) {
 	dir := t.TempDir()
-	o := &simOptions{Preset: "reduction-small", Out: dir, Seed: 1, Congestion: "queue-over-credits", Schemes: "fullid64,one5",
-		P: 0.99, Windows: -1, Crop: 8, Plots: true}
+	o := &simOptions{Experiment: fabric.Experiment{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: []string{"fullid64", "one5"},
+		P: 0.99, Windows: -1}, Out: dir, Crop: 8, Plots: true}
 	var out, errs bytes.Buffer
 	if err := runSim(context.Background(), &out, &errs, o); err != nil {
 		t.Fatal(err)
@@ -55,14 +56,14 @@ func TestSimReductionSmall(t *testing.T) {
 }
 
 func TestSimErrors(t *testing.T) {
-	base := simOptions{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: "one5", P: 0.99, Windows: -1}
+	base := simOptions{Experiment: fabric.Experiment{Preset: "reduction-small", Seed: 1, Congestion: "queue-over-credits", Schemes: []string{"one5"}, P: 0.99, Windows: -1}}
 	for _, c := range []struct {
 		edit func(o *simOptions)
 		want string
 	}{
 		{func(o *simOptions) { o.Preset = "" }, "no --preset given; choose one of"},
 		{func(o *simOptions) { o.Preset = "reduce" }, `unknown preset "reduce"`},
-		{func(o *simOptions) { o.Schemes = "one5,onebit" }, `unknown scheme "onebit"`},
+		{func(o *simOptions) { o.Schemes = []string{"one5", "onebit"} }, `unknown scheme "onebit"`},
 		{func(o *simOptions) { o.Congestion = "loud" }, "--congestion"},
 		{func(o *simOptions) { o.MTU = 1000 }, "MTU 1000"},
 		{func(o *simOptions) { o.Topology = "kary:k=2" }, "--topology"},
@@ -80,5 +81,49 @@ func TestSimErrors(t *testing.T) {
 	var out bytes.Buffer
 	if err := runSim(context.Background(), &out, &bytes.Buffer{}, &simOptions{List: true}); err != nil || !strings.Contains(out.String(), "reduction-tapered") {
 		t.Errorf("--list: %v\n%s", err, out.String())
+	}
+}
+
+// TestSimOutputs: the output directory is checked before the simulation
+// (a path through a file used to fail only after the run), flags without
+// effect are errors, and an interrupted run leaves the previous output as it
+// was, with no staging directory behind.
+func TestSimOutputs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--preset", "reduction-tapered", "--out", filepath.Join(file, "sim")}, "afile is a file, not a directory"},
+		{[]string{"--preset", "reduction-tapered", "--out", file}, "exists and is a file"},
+		{[]string{"--list", "--seed", "3"}, "--progress and --seed have no effect with --list"},
+		{[]string{"--preset", "reduction-small", "--plots=false", "--crop", "4"}, "--crop has no effect with --plots=false"},
+		{[]string{"--preset", "reduction-small", "--windows", "-1"}, `invalid argument "-1" for "--windows"`},
+		{[]string{"--preset", "reduction-small", "--p", "NaN"}, `invalid argument "NaN" for "--p"`},
+		{[]string{"--preset", "reduction-small", "--congestion", "loud"}, `invalid argument "loud" for "--congestion"`},
+		{[]string{"--preset", "reduction-small", "--mtu", "-256"}, `invalid argument "-256" for "--mtu"`},
+	} {
+		_, _, err := execute(t, append([]string{"sim", "--progress=false"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.args, err, c.want)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if _, _, err := execute(t, "sim", "--progress=false", "--preset", "reduction-small", "--plots=false", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "result.json"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := executeContext(ctx, t, "sim", "--progress=false", "--preset", "reduction-small", "--seed", "2", "--out", out)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted run: %v", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(out, "result.json"))
+	es, _ := os.ReadDir(out)
+	if !bytes.Equal(before, after) || len(es) != 1 {
+		t.Errorf("the interrupted run changed the output directory: %d entries", len(es))
 	}
 }

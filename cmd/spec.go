@@ -3,23 +3,22 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"ibreservoir/header"
+	"ibreservoir/internal/cli"
 )
 
 // specOptions are the inputs of `ibreservoir spec`.
 type specOptions struct {
 	Spec   header.TelemetrySpec
 	Global bool
-	Format string // "text" or "markdown"
+	Format cli.Format
 }
 
-func init() {
-	o := specOptions{Spec: defaultTelemetrySpec(), Format: "text"}
+func newSpecCmd() *cobra.Command {
+	o := specOptions{Spec: defaultTelemetrySpec(), Format: cli.Text}
 	cmd := &cobra.Command{
 		Use:   "spec",
 		Short: "Print the bit map of a telemetry layout: header, byte, bits, meaning, ICRC coverage",
@@ -33,64 +32,64 @@ gives the reason.`,
   ibreservoir spec --scheme fullid --switch-bits 10 --port-bits 6 --count-bits 4 --format markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkTelemetryFlags(cmd.Flags(), o.Spec); err != nil {
+				return err
+			}
 			return runSpec(cmd.OutOrStdout(), o)
 		},
 	}
 	bindTelemetryFlags(cmd.Flags(), &o.Spec)
 	bindLNHFlag(cmd.Flags(), &o.Global)
-	cmd.Flags().StringVar(&o.Format, "format", o.Format, "output format: text or markdown")
-	rootCmd.AddCommand(cmd)
+	cli.FormatVar(cmd.Flags(), &o.Format)
+	return cmd
 }
 
 // specColumns are the bit map's columns.
 var specColumns = []string{"field", "writer", "header", "byte", "bits", "packet byte", "IBA field", "ICRC", "meaning"}
 
 func runSpec(w io.Writer, o specOptions) error {
-	if o.Format != "text" && o.Format != "markdown" {
-		return fmt.Errorf("unknown --format %q: use text or markdown", o.Format)
-	}
 	lnh := lnhOf(o.Global)
 	l, err := telemetryLayout(o.Spec, lnh)
 	if err != nil {
 		return err
 	}
+	type rowJSON struct {
+		Field       string `json:"field"`
+		Writer      string `json:"writer"`
+		Header      string `json:"header"`
+		Byte        int    `json:"byte"`
+		Bits        string `json:"bits"`
+		PacketByte  string `json:"packet_byte"`
+		IBAField    string `json:"iba_field"`
+		ICRCCovered bool   `json:"icrc_covered"`
+		Meaning     string `json:"meaning"`
+	}
 	var rows [][]string
+	var jrows []rowJSON
 	for _, r := range l.BitMap(lnh) {
 		icrc := "not covered"
 		if r.ICRCCovered {
 			icrc = "covered"
 		}
+		pb := packetByte(r, lnh, l.FooterBytes)
 		rows = append(rows, []string{r.Field, r.Writer.String(), r.Header, fmt.Sprint(r.Byte), r.Bits,
-			packetByte(r, lnh, l.FooterBytes), r.IBAField, icrc, r.Meaning})
+			pb, r.IBAField, icrc, r.Meaning})
+		jrows = append(jrows, rowJSON{r.Field, r.Writer.String(), r.Header, r.Byte, r.Bits, pb, r.IBAField, r.ICRCCovered, r.Meaning})
 	}
-	title := fmt.Sprintf("Layout %s, %s packets", l.Name, lnhWord(lnh))
 	notes := []string{l.Description}
 	if l.FooterBytes > 0 {
 		notes = append(notes, fmt.Sprintf("The footer's %d bytes sit between the ICRC and the VCRC; PktLen counts them, the ICRC does not, the VCRC does.", l.FooterBytes))
 	}
 	notes = append(notes, "Switches rewrite only bits outside the ICRC and recompute the VCRC (docs/spec.md §5).")
-	if o.Format == "markdown" {
-		fmt.Fprintf(w, "### %s\n\n", title)
-		for _, n := range notes {
-			fmt.Fprintf(w, "%s\n", n)
-		}
-		fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(specColumns, " | "), strings.Repeat("---|", len(specColumns)))
-		for _, r := range rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-		}
-		return nil
-	}
-	fmt.Fprintf(w, "%s\n", title)
-	for _, n := range notes {
-		fmt.Fprintf(w, "  %s\n", n)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.ToUpper(strings.Join(specColumns, "\t")))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	return tw.Flush()
+	t := &cli.Table{Title: fmt.Sprintf("Layout %s, %s packets", l.Name, lnhWord(lnh)), Notes: notes, Columns: specColumns, Rows: rows}
+	doc := struct {
+		Layout      string    `json:"layout"`
+		LNH         uint8     `json:"lnh"`
+		FooterBytes int       `json:"footer_bytes"`
+		Notes       []string  `json:"notes"`
+		Fields      []rowJSON `json:"fields"`
+	}{l.Name, lnh, l.FooterBytes, notes, jrows}
+	return cli.Report{Tables: []*cli.Table{t}, JSON: doc}.Write(w, o.Format)
 }
 
 // packetByte gives a bit-map row's byte as an offset in the packet: from LRH

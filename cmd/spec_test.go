@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,30 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"ibreservoir/header"
+	"ibreservoir/internal/golden"
 )
 
 func newFlagSet() *pflag.FlagSet { return pflag.NewFlagSet("test", pflag.ContinueOnError) }
-
-// update rewrites the golden files of this package's tests in testdata/.
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it if intended):\n%s", path, got)
-	}
-}
 
 func TestSpecGolden(t *testing.T) {
 	spec := func(f func(*header.TelemetrySpec)) header.TelemetrySpec {
@@ -57,17 +35,13 @@ func TestSpecGolden(t *testing.T) {
 		{"spec-sender7-footer.golden", specOptions{Spec: spec(func(s *header.TelemetrySpec) { s.SenderL = 7 }), Format: "text"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var a, b bytes.Buffer
-			if err := runSpec(&a, c.o); err != nil {
-				t.Fatal(err)
-			}
-			if err := runSpec(&b, c.o); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Fatal("two runs differ")
-			}
-			golden(t, c.name, a.Bytes())
+			golden.CheckStable(t, filepath.Join("testdata", c.name), func() []byte {
+				var a bytes.Buffer
+				if err := runSpec(&a, c.o); err != nil {
+					t.Fatal(err)
+				}
+				return a.Bytes()
+			})
 		})
 	}
 }
@@ -81,21 +55,22 @@ func TestSpecErrors(t *testing.T) {
 		{[]string{"--scheme", "tworeservoir", "--placement", "reserved-global"}, []string{"global (LNH=3) packets only", "add --global"}},
 		{[]string{"--scheme", "tworeservoir", "--placement", "resv6"}, []string{"needs 8 bits; BTH Resv6 has 6", "--placement=footer"}},
 		{[]string{"--scheme", "fullid", "--placement", "reserved-global", "--global"}, []string{"do not fit BTH Resv6"}},
-		{[]string{"--count-bits", "0"}, []string{"count width 0 bits"}},
+		{[]string{"--count-bits", "0"}, []string{`invalid argument "0" for "--count-bits"`, "want 1..16"}},
+		{[]string{"--count-bits", "NaN"}, []string{`invalid argument "NaN" for "--count-bits"`}},
+		{[]string{"--sender-draws", "-1"}, []string{`invalid argument "-1" for "--sender-draws"`}},
+		{[]string{"--sender-draws", "99999999999999999999"}, []string{"out of range"}},
 		{[]string{"--scheme", "bogus"}, []string{`unknown scheme "bogus"`, "onereservoir"}},
 		{[]string{"--placement", "lrh"}, []string{`unknown placement "lrh"`}},
-		{[]string{"--format", "html"}, []string{`unknown --format "html"`, "text or markdown"}},
+		{[]string{"--format", "html"}, []string{`invalid argument "html" for "--format"`, "text, markdown or json"}},
+		{[]string{"--bits", "3"}, []string{"unknown flag: --bits", "--count-bits"}},
+		{[]string{"--switch-bits", "10"}, []string{"--switch-bits has no effect without --scheme fullid"}},
+		{[]string{"--sender-draws", "3", "--count-bits", "4"}, []string{"--count-bits has no effect with --sender-draws"}},
 		{[]string{"extra"}, []string{"unknown command"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			var out bytes.Buffer
-			rootCmd.SetOut(&out)
-			rootCmd.SetErr(&out)
-			rootCmd.SetArgs(append([]string{"spec"}, c.args...))
-			err := rootCmd.Execute()
-			resetFlags(t, "spec")
+			out, _, err := execute(t, append([]string{"spec"}, c.args...)...)
 			if err == nil {
-				t.Fatalf("no error; output:\n%s", out.String())
+				t.Fatalf("no error; output:\n%s", out)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
@@ -103,22 +78,6 @@ func TestSpecErrors(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// resetFlags puts the flags of the named subcommand back to their defaults,
-// since cobra keeps values between Execute calls in one process.
-func resetFlags(t *testing.T, path ...string) {
-	t.Helper()
-	c, _, err := rootCmd.Find(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{flagScheme, flagCountBits, flagSenderL, flagSwitchBits, flagPortBits, flagPlacement, flagGlobal, "format", "json", "telemetry"} {
-		if f := c.Flags().Lookup(name); f != nil {
-			f.Value.Set(f.DefValue)
-			f.Changed = false
-		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,10 +18,12 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"ibreservoir/battery"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/rng"
 )
 
@@ -84,10 +87,8 @@ the same report, byte for byte, as one unsharded run.`,
 			o.stdout, o.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			o.progress = true
 			if !o.cfg.Decode.Enabled {
-				for _, f := range []string{"decode-topologies", "decode-numberings", "decode-flows"} {
-					if cmd.Flags().Changed(f) {
-						return fmt.Errorf("--%s has no effect with --decode=false", f)
-					}
+				if err := cli.NoEffect(cmd.Flags(), "with --decode=false", "", "decode-topologies", "decode-numberings", "decode-flows", "decode-slow-bits"); err != nil {
+					return err
 				}
 			}
 			return runStats(cmd.Context(), o)
@@ -101,14 +102,14 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.IntSliceVar(&o.cfg.CountBits, "count-bits", o.cfg.CountBits, fmt.Sprintf("hop-count widths b to test, 1..%d (section 5.6)", battery.MaxCountBits))
 	fs.BoolVar(&o.cfg.Lockstep, "lockstep", o.cfg.Lockstep, "also test every switch generator with all ports seeded alike (the lockstep scenario)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "run seed: every sample and generator stream derives from it")
-	fs.Float64Var(&o.cfg.Alpha, "alpha", o.cfg.Alpha, "family-wise error rate, held by Holm's correction")
-	fs.Float64Var(&o.cfg.MaxBias, "max-bias", o.cfg.MaxBias, "largest relative bias |l*P0(l)-1| a generator may have")
+	cli.FloatVar(fs, &o.cfg.Alpha, "alpha", cli.Range{Lo: 0, Hi: 1}, "family-wise error rate, held by Holm's correction, 0 < alpha < 1")
+	cli.FloatVar(fs, &o.cfg.MaxBias, "max-bias", cli.Range{Lo: 0, Hi: math.MaxFloat64, LoClosed: true}, "largest relative bias |l*P0(l)-1| a generator may have, 0 or more")
 	fs.BoolVar(&o.quick, "quick", false, "a small battery (less data per test): seconds instead of minutes; its PASS verdicts are not evidence (every output says so)")
 	fs.BoolVar(&o.cfg.Decode.Enabled, "decode", o.cfg.Decode.Enabled, "run the decode family (docs/battery.md): does the receiver find the right links at the stated confidence, per window size")
 	fs.StringSliceVar(&o.cfg.Decode.Topologies, "decode-topologies", o.cfg.Decode.Topologies, "the decode family's candidate sets: "+strings.Join(battery.DecodeTopologies(), ", "))
 	fs.StringSliceVar(&o.cfg.Decode.Numberings, "decode-numberings", o.cfg.Decode.Numberings, "the decode family's switch numberings: "+strings.Join(battery.DecodeNumberings(), ", "))
 	fs.IntSliceVar(&o.cfg.Decode.Flows, "decode-flows", o.cfg.Decode.Flows, "the decode family's flows per workload, 1..16")
-	fs.IntVar(&o.slowBits, "decode-slow-bits", 0, "decode SipHash (which the kernels evaluate in full) on windows up to 2^N packets instead of the default's 2^18; at most the largest window, 2^22")
+	cli.IntVar(fs, &o.slowBits, "decode-slow-bits", 0, battery.DefaultSize().DecodeMaxBits, "decode SipHash (which the kernels evaluate in full) on windows up to 2^N packets instead of the default's 2^18; at most the largest window, 2^22")
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
 	bindStatsOutput(fs, o)
@@ -263,19 +264,13 @@ func replaceMarked(doc []byte, begin, end string, body []byte) ([]byte, error) {
 	return append(out, doc[j:]...), nil
 }
 
-type flagSet interface {
-	StringVar(p *string, name, value, usage string)
-	BoolVar(p *bool, name string, value bool, usage string)
-	IntVar(p *int, name string, value int, usage string)
-}
-
-func bindStatsOutput(fs flagSet, o *statsOptions) {
+func bindStatsOutput(fs *pflag.FlagSet, o *statsOptions) {
 	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
 	fs.StringVar(&o.record, "decode-record", "", "also write the decode family's verdicts to this file, for 'ibreservoir stats choose' (docs/decode.json)")
 	fs.StringVar(&o.report, "report", "", "also write a Markdown report with plots into this directory")
 	fs.BoolVar(&o.all, "all", false, "list every test in the text report, not only the failing and invalid ones")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 2 if any combination is not sound")
-	fs.IntVar(&o.jobs, "jobs", 0, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
+	cli.IntVar(fs, &o.jobs, "jobs", 0, 1<<16, "worker goroutines (0: GOMAXPROCS); the results do not depend on it")
 }
 
 func newStatsMergeCmd() *cobra.Command {
@@ -325,9 +320,6 @@ func runStats(ctx context.Context, o *statsOptions) error {
 		o.cfg.Size = battery.QuickSize()
 	}
 	if o.slowBits != 0 {
-		if !o.cfg.Decode.Enabled {
-			return errors.New("--decode-slow-bits has no effect with --decode=false")
-		}
 		o.cfg.Size.DecodeSlowBits = o.slowBits
 	}
 	var err error

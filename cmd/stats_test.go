@@ -189,14 +189,20 @@ func TestStatsQuickSaysSo(t *testing.T) {
 
 // Flags of the decode family with the family turned off are an error.
 func TestStatsDecodeFlags(t *testing.T) {
-	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs([]string{"stats", "--decode=false", "--decode-flows", "1"})
-	err := rootCmd.Execute()
-	resetFlags(t, "stats")
-	if err == nil || !strings.Contains(err.Error(), "--decode-flows has no effect with --decode=false") {
-		t.Errorf("err = %v", err)
+	for _, tc := range []struct{ args, want string }{
+		{"--decode=false --decode-flows 1", "--decode-flows has no effect with --decode=false"},
+		{"--decode=false --decode-slow-bits 20 --decode-topologies full", "--decode-topologies and --decode-slow-bits have no effect with --decode=false"},
+		{"--decode-slow-bits 23", "--decode-slow-bits"},
+	} {
+		c := newStatsCmd() // a fresh command: flags unset
+		var out bytes.Buffer
+		c.SetOut(&out)
+		c.SetErr(&out)
+		c.SetArgs(strings.Fields(tc.args))
+		err := c.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }
 

@@ -6,18 +6,21 @@ import (
 	"github.com/spf13/pflag"
 
 	"ibreservoir/header"
+	"ibreservoir/internal/cli"
+	"ibreservoir/refmodel"
 )
 
 // Flag names of the telemetry layout, shared by every command that places the
-// reservoir fields in packets (spec, packet check, the model's commands).
+// reservoir fields in packets (spec, packet check, the model's commands):
+// package refmodel's, which its configuration strings share.
 const (
-	flagScheme     = "scheme"
-	flagCountBits  = "count-bits"
-	flagSenderL    = "sender-draws"
-	flagSwitchBits = "switch-bits"
-	flagPortBits   = "port-bits"
-	flagPlacement  = "placement"
-	flagGlobal     = "global"
+	flagScheme     = refmodel.FlagScheme
+	flagCountBits  = refmodel.FlagCountBits
+	flagSenderL    = refmodel.FlagSenderL
+	flagSwitchBits = refmodel.FlagSwitchBits
+	flagPortBits   = refmodel.FlagPortBits
+	flagPlacement  = refmodel.FlagPlacement
+	flagGlobal     = refmodel.FlagGlobal
 )
 
 // defaultTelemetrySpec is the one-reservoir scheme of thesis section 5.7
@@ -33,21 +36,26 @@ func defaultTelemetrySpec() header.TelemetrySpec {
 	}
 }
 
-// bindTelemetryFlags binds the fields of s to flags of fs. The values already
-// in s are the defaults (start from defaultTelemetrySpec, or set your own).
+// bindTelemetryFlags binds the fields of s to flags of fs
+// (refmodel.BindTelemetryFlags). The values already in s are the defaults
+// (start from defaultTelemetrySpec, or set your own).
 func bindTelemetryFlags(fs *pflag.FlagSet, s *header.TelemetrySpec) {
-	fs.Var(&s.Scheme, flagScheme,
-		"reservoir scheme: onereservoir (thesis Alg. 8-9), tworeservoir (Alg. 5-7) or fullid (Alg. 2-4)")
-	fs.IntVar(&s.CountBits, flagCountBits, s.CountBits,
-		"width b of each saturating hop count, 1..16 (thesis section 5.6: b >= 3 for fat trees)")
-	fs.IntVar(&s.SenderL, flagSenderL, s.SenderL,
-		"L > 0: the sender NIC draws L random bits plus a sentinel in place of each count (thesis section 5.9); 0 for switch generators")
-	fs.IntVar(&s.SwitchBits, flagSwitchBits, s.SwitchBits,
-		"fullid scheme: switch ID width, 1..16 (thesis section 5.1: 16, or 10 for the 40-bit layout)")
-	fs.IntVar(&s.PortBits, flagPortBits, s.PortBits,
-		"fullid scheme: output port width, 1..8 (thesis section 5.1: 8, or 6 for the 40-bit layout)")
-	fs.Var(&s.Placement, flagPlacement,
-		"where the fields go: auto (resv6 if they fit 6 bits, else footer), resv6 (BTH Resv6), reserved-global (BTH Resv6 and LRH Rsv5, global packets only) or footer")
+	refmodel.BindTelemetryFlags(fs, s)
+}
+
+// checkTelemetryFlags refuses the layout flags that s makes meaningless: the
+// full-ID field widths under another scheme, and the count width when the
+// sender's draws replace the count.
+func checkTelemetryFlags(fs *pflag.FlagSet, s header.TelemetrySpec) error {
+	if s.Scheme != header.FullID {
+		if err := cli.NoEffect(fs, "without --"+flagScheme+" fullid", "", flagSwitchBits, flagPortBits); err != nil {
+			return err
+		}
+	}
+	if s.SenderL > 0 {
+		return cli.NoEffect(fs, "with --"+flagSenderL+" (the sender's draws replace the count)", "", flagCountBits)
+	}
+	return nil
 }
 
 // bindLNHFlag binds *global to --global: whether packets carry a GRH (LNH=3)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,9 +13,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ibreservoir/cosim"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
@@ -34,6 +37,7 @@ type verifyOptions struct {
 	SynthReadme  string
 	Vectors      string
 	Flags        rtlFlags
+	given        map[string]bool // the flags set on the command line
 }
 
 var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: vectors.DefaultSeed,
@@ -53,39 +57,58 @@ Alg. 8 can reach. It cross-runs a subset on Icarus Verilog from the $readmemh
 vectors, and with --synth synthesizes each configuration with Yosys,
 reporting cells and flip-flops (--synth-table writes them as Markdown).
 
-With --vectors FILE it co-simulates one binary vector file (ibreservoir vectors
---bulk) on the configuration the RTL flags choose, with --lanes egress ports
-and --parts simulator processes, and reports the rate.
+With --vectors FILE it co-simulates one binary vector file, the stage.bin of a
+set that ibreservoir vectors wrote (vectors --bulk for long runs), on the
+configuration its manifest names, with --lanes egress ports and --parts
+simulator processes, and reports the rate. Before simulating it checks the
+set whole: the file's size and SHA-256 against the manifest, the manifest
+against index.json, and the vector count and configuration digest of the
+file's header against the manifest. RTL flags given with --vectors must name
+the file's configuration (else a configuration mismatch); --depth chooses
+the pipeline depth of the RTL.
 
-It exits 1 when any vector mismatches or a reachable coverage bin is missed.
+Coverage counts, besides the bins, the comparator edges of every generator
+(an output at a rejection or zero bound, an LFSR state at its threshold,
+a shift register's wrap, a spent sender field) the vectors sit on.
+
+It exits 1 when any vector mismatches, a run checks fewer vectors than it
+was given, a reachable coverage bin or comparator edge is missed, or the RTL
+reports a bin Alg. 8 cannot reach. A flag that has no effect in the chosen
+mode is an error.
 Verilator, Icarus Verilog and Yosys come from scripts/setup.sh.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		return runVerify(cmd.Context(), cmd.OutOrStdout(), verifyOpts)
+		o := verifyOpts
+		o.given = givenFlags(cmd.Flags())
+		return runVerify(cmd.Context(), cmd.OutOrStdout(), o)
 	},
 }
 
 func init() {
-	fs := verifyCmd.Flags()
-	fs.StringVar(&verifyOpts.Configs, "configs", verifyOpts.Configs,
-		"configurations to co-simulate: all (every hash x generator x count width), flags (the one the RTL flags choose), or comma-separated names like mult0_ideal_c3")
-	fs.StringVar(&verifyOpts.Icarus, "icarus", verifyOpts.Icarus,
-		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
-	fs.StringVar(&verifyOpts.Work, "work", verifyOpts.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
-	fs.Uint64Var(&verifyOpts.Seed, "seed", verifyOpts.Seed, "vector seed")
-	fs.IntVar(&verifyOpts.Random, "random", verifyOpts.Random, "random switch-stage vectors per configuration (after the directed ones)")
-	fs.IntVar(&verifyOpts.IcarusRandom, "icarus-random", verifyOpts.IcarusRandom, "random vectors per Icarus run")
-	fs.IntVar(&verifyOpts.Lanes, "lanes", verifyOpts.Lanes, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
-	fs.IntVar(&verifyOpts.Parts, "parts", verifyOpts.Parts, "Verilator processes per run, each on a range of the vectors")
-	fs.IntVar(&verifyOpts.Stall, "stall", verifyOpts.Stall, "hold the egress ready low one cycle in N (0: never), exercising backpressure")
-	fs.IntVar(&verifyOpts.Gap, "gap", verifyOpts.Gap, "an idle ingress cycle after every N packets (0: never)")
-	fs.IntVar(&verifyOpts.MaxFail, "max-fail", verifyOpts.MaxFail, "mismatches reported in full per run")
-	fs.BoolVar(&verifyOpts.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
-	fs.StringVar(&verifyOpts.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
-	fs.StringVar(&verifyOpts.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.StringVar(&verifyOpts.Vectors, "vectors", "", "co-simulate this binary vector file on the configuration of the RTL flags")
-	bindRTLFlags(fs, &verifyOpts.Flags)
+	bindVerifyFlags(verifyCmd.Flags(), &verifyOpts)
 	rootCmd.AddCommand(verifyCmd)
+}
+
+// bindVerifyFlags binds the verify command's flags to o.
+func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
+	fs.StringVar(&o.Configs, "configs", o.Configs,
+		"configurations to co-simulate: all (every hash x generator x count width), flags (the one the RTL flags choose), or comma-separated names like mult0_ideal_c3")
+	fs.StringVar(&o.Icarus, "icarus", o.Icarus,
+		"configurations cross-run on Icarus Verilog: subset (one per hash, every generator among them), all, none, or comma-separated names")
+	fs.StringVar(&o.Work, "work", o.Work, "work directory: the Verilator build, vector files, Icarus and Yosys runs")
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "vector seed")
+	cli.IntVar(fs, &o.Random, "random", 0, math.MaxInt, "random switch-stage vectors per configuration (after the directed ones)")
+	cli.IntVar(fs, &o.IcarusRandom, "icarus-random", 0, math.MaxInt, "random vectors per Icarus run")
+	cli.IntVar(fs, &o.Lanes, "lanes", 1, 8, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
+	cli.IntVar(fs, &o.Parts, "parts", 1, math.MaxInt, "Verilator processes per run, each on a range of the vectors")
+	cli.IntVar(fs, &o.Stall, "stall", 0, math.MaxInt, "hold the egress ready low one cycle in N, exercising backpressure: 0 (never) or 2 or more")
+	cli.IntVar(fs, &o.Gap, "gap", 0, math.MaxInt, "an idle ingress cycle after every N packets (0: never)")
+	cli.IntVar(fs, &o.MaxFail, "max-fail", 1, math.MaxInt, "mismatches reported in full per run, 1 or more")
+	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
+	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
+	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
+	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
+	bindRTLFlags(fs, &o.Flags)
 }
 
 // pickConfigs resolves a --configs or --icarus list.
@@ -132,9 +155,53 @@ func pickConfigs(spec string, flags rtlFlags, pool []verilog.Config) ([]verilog.
 	return out, nil
 }
 
+// checkVerifyFlags refuses, before any work, a flag out of range or one that
+// has no effect in the chosen mode.
+func checkVerifyFlags(o verifyOptions) error {
+	for _, f := range []struct {
+		name   string
+		v, min int
+		max    int
+	}{
+		{"lanes", o.Lanes, 1, 8}, {"parts", o.Parts, 1, cosim.MaxParts}, {"max-fail", o.MaxFail, 1, 1 << 30},
+		{"random", o.Random, 0, 1 << 30}, {"icarus-random", o.IcarusRandom, 0, 1 << 30}, {"gap", o.Gap, 0, 1 << 30}, {"stall", o.Stall, 0, 1 << 30},
+	} {
+		if f.v < f.min || f.v > f.max {
+			return fmt.Errorf("--%s %d: give %d..%d", f.name, f.v, f.min, f.max)
+		}
+	}
+	if o.Stall == 1 {
+		return errors.New("--stall 1 holds the egress ready low every cycle, so no word could ever leave: give 0 (never) or 2 or more")
+	}
+	given := func(names ...string) string {
+		for _, n := range names {
+			if o.given[n] {
+				return "--" + n
+			}
+		}
+		return ""
+	}
+	if o.Vectors != "" {
+		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme"); f != "" {
+			return fmt.Errorf("%s has no effect with --vectors, which co-simulates the given file on its own configuration", f)
+		}
+		return nil
+	}
+	if f := given(append(rtlFlagNames, "depth")...); f != "" && o.Configs != "flags" {
+		return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags or the RTL of --vectors", f, o.Configs)
+	}
+	if o.given["icarus-random"] && o.Icarus == "none" {
+		return errors.New("--icarus-random has no effect with --icarus none")
+	}
+	return nil
+}
+
 func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if err := checkVerifyFlags(o); err != nil {
+		return err
 	}
 	if o.Vectors != "" {
 		return runVerifyFile(ctx, w, o)
@@ -181,9 +248,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		for _, e := range cr.Explained {
 			fmt.Fprintln(w, e)
 		}
-		for _, b := range cr.Missing {
-			fmt.Fprintf(w, "coverage hole: %s: %s never hit\n", cr.Config.Name(), b)
-		}
+		printHoles(w, &cr)
 	}
 	var stats []*cosim.SynthStats
 	for _, cr := range rep.Configs {
@@ -206,16 +271,44 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %.1f s\n",
 		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, time.Since(t0).Seconds())
 	if !rep.OK() {
+		if rep.Mismatches == 0 {
+			return exitError{1, errors.New("the vectors do not cover what they must (see the coverage holes above)")}
+		}
 		return exitError{1, errors.New("the RTL does not match the model (see the mismatches above)")}
 	}
 	return nil
 }
 
+// printHoles lists what a configuration's coverage lacks.
+func printHoles(w io.Writer, cr *cosim.ConfigReport) {
+	for _, b := range cr.Missing {
+		fmt.Fprintf(w, "coverage hole: %s: %s never hit\n", cr.Config.Name(), b)
+	}
+	for _, b := range cr.Outside {
+		fmt.Fprintf(w, "coverage: %s: the RTL reported %s, which Alg. 8 cannot produce\n", cr.Config.Name(), b)
+	}
+	for _, e := range cr.Edges.Missed {
+		fmt.Fprintf(w, "coverage hole: %s: no vector sits on comparator edge %s\n", cr.Config.Name(), e)
+	}
+}
+
 // runVerifyFile co-simulates one binary vector file and reports the rate.
 func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
-	c, err := o.Flags.config()
+	var want *verilog.Config
+	if o.given["hash"] || o.given["generator"] || o.given["count-bits"] || o.given["sender-draws"] || o.given["id"] || o.given["link"] {
+		c, err := o.Flags.config()
+		if err != nil {
+			return err
+		}
+		want = &c
+	}
+	vf, err := cosim.OpenVectorFile(o.Vectors, want, o.Flags.depth)
 	if err != nil {
 		return err
+	}
+	c := vf.Config
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("--depth: %w", err)
 	}
 	m, err := cosim.BuildVerilator(ctx, filepath.Join(o.Work, fmt.Sprintf("verilator-%s-x%d", c.Name(), o.Lanes)), []verilog.Config{c}, o.Lanes)
 	if err != nil {
@@ -224,18 +317,30 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if m.BuildTime > 0 {
 		fmt.Fprintf(w, "verilator: built %s with %d lanes in %.1f s\n", c.Name(), o.Lanes, m.BuildTime.Seconds())
 	}
-	r, err := m.Run(ctx, 0, o.Vectors, cosim.RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts})
+	r, err := vf.Run(ctx, m, 0, cosim.RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts})
 	if err != nil {
 		return err
 	}
 	for _, mm := range r.First {
 		fmt.Fprintf(w, "mismatch: vector %d: %s: got %s, want %s\n", mm.Index, mm.What, mm.Got, mm.Want)
 	}
-	fmt.Fprintf(w, "verilator %s: %d vectors, %d mismatches, %d cycles; simulation %.3f s (%.2f M vectors/s), whole run %.3f s (%.2f M vectors/s)\n",
-		c.Name(), r.Vectors, r.Mismatches, r.Cycles, r.SimTime.Seconds(), float64(r.Vectors)/r.SimTime.Seconds()/1e6,
-		r.Wall.Seconds(), float64(r.Vectors)/r.Wall.Seconds()/1e6)
+	cr, err := vf.Coverage(r)
+	if err != nil {
+		return err
+	}
+	printHoles(w, cr)
+	fmt.Fprintf(w, "verilator %s: %d of %d vectors, %d mismatches, %d cycles; coverage %d/%d bins, %d/%d comparator edges; simulation %.3f s (%.2f M vectors/s), whole run %.3f s (%.2f M vectors/s)\n",
+		c.Name(), r.Vectors, vf.Header.Count, r.Mismatches, r.Cycles, cr.Reachable-len(cr.Missing), cr.Reachable, cr.Edges.Hit, cr.Edges.Total,
+		r.SimTime.Seconds(), float64(r.Vectors)/r.SimTime.Seconds()/1e6, r.Wall.Seconds(), float64(r.Vectors)/r.Wall.Seconds()/1e6)
 	if r.Mismatches > 0 {
 		return exitError{1, fmt.Errorf("%d mismatches", r.Mismatches)}
+	}
+	if cr.Holes() > 0 {
+		if vf.Manifest.Replay {
+			fmt.Fprintf(w, "(a replay set of given packets: its %d coverage holes are not a failure)\n", cr.Holes())
+			return nil
+		}
+		return exitError{1, fmt.Errorf("%d coverage holes", cr.Holes())}
 	}
 	return nil
 }

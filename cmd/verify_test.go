@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"ibreservoir/cosim"
+	"ibreservoir/internal/golden"
 	"ibreservoir/vectors"
 )
 
@@ -27,7 +28,7 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 		t.Errorf("docs/synthesis.md has %d configurations, the RTL matrix %d", len(stats), len(vectors.RTLMatrix()))
 	}
 	table := cosim.SynthesisSummary(stats)
-	if *update {
+	if *golden.Update {
 		if err := writeSummary("../README.md", table); err != nil {
 			t.Fatal(err)
 		}

@@ -9,47 +9,38 @@ import (
 	"github.com/spf13/pflag"
 
 	"ibreservoir/hash"
+	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
 // rtlFlags are the flags that choose one configuration of the RTL stage.
 type rtlFlags struct {
-	hash, generator, id, link string
+	hash                      hash.Func
+	generator                 string
+	id                        hash.IDOption
+	link                      hash.LinkEncoding
 	countBits, senderL, depth int
 }
 
 func defaultRTLFlags() rtlFlags {
 	d := verilog.DefaultConfig()
-	return rtlFlags{hash: d.Hash.Kind.String(), generator: d.Generator, id: d.ID.String(), link: d.Link.String(),
-		countBits: d.CountBits, depth: d.PipeDepth}
+	return rtlFlags{hash: d.Hash, generator: d.Generator, id: d.ID, link: d.Link, countBits: d.CountBits, depth: d.PipeDepth}
 }
 
 func bindRTLFlags(fs *pflag.FlagSet, f *rtlFlags) {
-	fs.StringVar(&f.hash, "hash", f.hash, "hash H(id, d): parity, parity-xor, single, double, mult0, crc32, crc16 or siphash (thesis section 5.4)")
-	fs.StringVar(&f.generator, "generator", f.generator,
-		"generator, a package rng name: ideal, lfsr-lut/b<B>[/k<K>], shiftreg/per-draw, shiftreg/per-packet, shiftreg/free/<P>:<Q> or sender (thesis section 5.9)")
-	fs.IntVar(&f.countBits, "count-bits", f.countBits, "hop_count width b, 1..4 (switch generators)")
-	fs.IntVar(&f.senderL, "sender-draws", f.senderL, "L, 1..3, with --generator sender: hop_rand is L+1 bits")
-	fs.StringVar(&f.id, "id", f.id, "packet id: psn, psn-odd, psn-slid or psn-destqp")
-	fs.StringVar(&f.link, "link", f.link, "link encoding d(switch, port): thesis, wide or packed")
-	fs.IntVar(&f.depth, "depth", f.depth, "pipeline registers, 2..4")
+	cli.HashVar(fs, &f.hash)
+	cli.GeneratorVar(fs, &f.generator, cli.GeneratorUsage)
+	cli.IntVar(fs, &f.countBits, flagCountBits, 1, 4, "hop_count width b, 1..4 (switch generators)")
+	cli.IntVar(fs, &f.senderL, flagSenderL, 0, 3, "L, 1..3, with --generator sender: hop_rand is L+1 bits")
+	cli.IDVar(fs, &f.id)
+	cli.LinkVar(fs, &f.link)
+	cli.IntVar(fs, &f.depth, "depth", 2, 4, "pipeline registers, 2..4")
 }
 
 // config builds and validates the configuration; its errors name the flag.
 func (f rtlFlags) config() (verilog.Config, error) {
-	c := verilog.Config{Generator: f.generator, CountBits: f.countBits, SenderL: f.senderL, PipeDepth: f.depth}
-	k, err := hash.ParseKind(f.hash)
-	if err != nil {
-		return c, fmt.Errorf("--hash: %w", err)
-	}
-	c.Hash = hash.New(k)
-	if c.ID, err = hash.ParseIDOption(f.id); err != nil {
-		return c, fmt.Errorf("--id: %w", err)
-	}
-	if c.Link, err = hash.ParseLinkEncoding(f.link); err != nil {
-		return c, fmt.Errorf("--link: %w", err)
-	}
+	c := verilog.Config{Hash: f.hash, Generator: f.generator, ID: f.id, Link: f.link, CountBits: f.countBits, SenderL: f.senderL, PipeDepth: f.depth}
 	if c.Generator == "sender" {
 		if c.SenderL == 0 {
 			c.SenderL = 3

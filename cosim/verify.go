@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,27 @@ type Options struct {
 	Log          io.Writer // progress lines; nil for none
 }
 
+// Validate says what is wrong with the options before anything runs.
+func (o *Options) Validate() error {
+	var errs []error
+	if len(o.Configs) == 0 {
+		errs = append(errs, errors.New("no configuration to co-simulate"))
+	}
+	if o.Random < 0 || o.IcarusRandom < 0 {
+		errs = append(errs, fmt.Errorf("random vectors %d, Icarus random vectors %d: give 0 or more", o.Random, o.IcarusRandom))
+	}
+	if o.Lanes < 0 || o.Lanes > 8 {
+		errs = append(errs, fmt.Errorf("lanes %d: give 1..8", o.Lanes))
+	}
+	if o.WorkDir == "" {
+		errs = append(errs, errors.New("no work directory"))
+	}
+	if err := (RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts}).Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
 // ConfigReport is what Verify found for one configuration.
 type ConfigReport struct {
 	Config    verilog.Config
@@ -43,9 +65,14 @@ type ConfigReport struct {
 	Verilator *Result
 	Icarus    *Result
 	Synth     *SynthStats
-	// Coverage: the bins the RTL hit, of the bins Alg. 8 can reach.
+	// Coverage: the bins the RTL hit, of the bins Alg. 8 can reach (the
+	// bins of the model's directed vectors), and any bin the RTL hit
+	// outside them.
 	Reachable int
 	Missing   []CoverBin
+	Outside   []CoverBin
+	// Edges is the comparator-edge coverage of the vectors co-simulated.
+	Edges     vectors.EdgeCoverage
 	Explained []string // the first mismatches, field by field
 	set       *vectors.StageSet
 }
@@ -55,10 +82,11 @@ type Report struct {
 	Build      time.Duration // Verilator build (0: reused)
 	Configs    []ConfigReport
 	Mismatches int // over every run
-	Uncovered  int // reachable coverage bins not hit, over every configuration
+	Uncovered  int // reachable coverage bins not hit, bins hit outside them, and comparator edges missed, over every configuration
 }
 
-// OK reports whether every run matched and covered every reachable bin.
+// OK reports whether every run matched, covered every reachable bin and
+// comparator edge, and hit no bin outside them.
 func (r *Report) OK() bool { return r.Mismatches == 0 && r.Uncovered == 0 }
 
 func (o *Options) logf(format string, args ...any) {
@@ -76,8 +104,8 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 	if o.Lanes == 0 {
 		o.Lanes = 1
 	}
-	if o.WorkDir == "" {
-		return nil, fmt.Errorf("cosim: no work directory")
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("cosim: %w", err)
 	}
 	rep := &Report{}
 	o.logf("verilator: building %d configuration(s), %d lane(s)\n", len(o.Configs), o.Lanes)
@@ -108,24 +136,17 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 			return nil, fmt.Errorf("cosim: %s: %w", c.Name(), err)
 		}
 		cr.Verilator = r
-		if r.Vectors != len(set.Vectors) && r.Mismatches == 0 {
-			r.Mismatches++
-			r.First = append(r.First, Mismatch{Index: r.Vectors, What: "count", Got: fmt.Sprint(r.Vectors), Want: fmt.Sprint(len(set.Vectors))})
-		}
-		reach := ReachableBins(c)
-		cr.Reachable = len(reach)
-		for _, b := range sortedBins(reach) {
-			if r.Coverage[b] == 0 {
-				cr.Missing = append(cr.Missing, b)
-			}
+		checkCount(r, uint64(len(set.Vectors)))
+		if err := cr.cover(r, c, set.EdgeCoverage()); err != nil {
+			return nil, err
 		}
 		rep.Mismatches += r.Mismatches
-		rep.Uncovered += len(cr.Missing)
+		rep.Uncovered += cr.Holes()
 		for _, mm := range r.First {
 			cr.Explained = append(cr.Explained, Explain(set, "verilator", mm))
 		}
-		o.logf("verilator %-36s %6d vectors %4d mismatches  coverage %d/%d  %.3f s\n", c.Name(), r.Vectors, r.Mismatches,
-			cr.Reachable-len(cr.Missing), cr.Reachable, r.SimTime.Seconds())
+		o.logf("verilator %-36s %6d vectors %4d mismatches  coverage %d/%d  edges %d/%d  %.3f s\n", c.Name(), r.Vectors, r.Mismatches,
+			cr.Reachable-len(cr.Missing), cr.Reachable, cr.Edges.Hit, cr.Edges.Total, r.SimTime.Seconds())
 		rep.Configs = append(rep.Configs, cr)
 	}
 	for _, c := range o.Icarus {
@@ -152,9 +173,7 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s: %w", c.Name(), err)
 		}
-		if r.Vectors != len(set.Vectors) && r.Mismatches == 0 {
-			r.Mismatches++
-		}
+		checkCount(r, uint64(len(set.Vectors)))
 		cr.Icarus = r
 		rep.Mismatches += r.Mismatches
 		for _, mm := range r.First {
@@ -197,35 +216,62 @@ func writeFile(path string, fill func(io.Writer) error) error {
 	return f.Close()
 }
 
-// ReachableBins is every coverage bin Alg. 8 can produce under c: for each
-// incoming hop field and decision, the field after the stage, whether the
-// reservoir took the hop, the congested bit, and saturation.
-func ReachableBins(c verilog.Config) map[CoverBin]bool {
-	bins := map[CoverBin]bool{}
-	w := c.FieldBits()
-	for _, cong := range []bool{false, true} {
-		if c.Generator == "sender" {
-			spent := uint64(1) << (w - 1)
-			for v := uint64(1); v < 1<<w; v++ {
-				if v == spent {
-					bins[CoverBin{int(v), false, cong, true}] = true
-					continue
-				}
-				bins[CoverBin{int(v << 1 & (1<<w - 1)), v>>(w-1) == 0, cong, false}] = true
-			}
-			continue
-		}
-		max := 1<<w - 1
-		for n := 0; n <= max; n++ {
-			for _, z := range []bool{true, false} {
-				if !z && n == 0 {
-					continue // l = 1 always answers 0
-				}
-				bins[CoverBin{min(n+1, max), z, cong, n == max}] = true
-			}
+// checkCount makes a run that checked another number of vectors than the
+// file holds a mismatch: a check that checked less is no check.
+func checkCount(r *Result, want uint64) {
+	if uint64(r.Vectors) != want {
+		r.Mismatches++
+		r.First = append(r.First, Mismatch{Index: r.Vectors, What: "count", Got: fmt.Sprint(r.Vectors), Want: fmt.Sprint(want)})
+	}
+}
+
+// cover fills the report's coverage from a run: the bins of Alg. 8 it
+// missed or hit outside them, and the comparator edges of its vectors.
+func (cr *ConfigReport) cover(r *Result, c verilog.Config, edges vectors.EdgeCoverage) error {
+	reach, err := ReachableBins(c)
+	if err != nil {
+		return err
+	}
+	cr.Reachable, cr.Edges = len(reach), edges
+	for _, b := range sortedBins(reach) {
+		if r.Coverage[b] == 0 {
+			cr.Missing = append(cr.Missing, b)
 		}
 	}
-	return bins
+	hit := map[CoverBin]bool{}
+	for b, n := range r.Coverage {
+		if n > 0 && !reach[b] {
+			hit[b] = true
+		}
+	}
+	cr.Outside = sortedBins(hit)
+	return nil
+}
+
+// Holes counts what the configuration's coverage lacks: reachable bins not
+// hit, bins hit that Alg. 8 cannot reach, and comparator edges missed.
+func (cr *ConfigReport) Holes() int { return len(cr.Missing) + len(cr.Outside) + len(cr.Edges.Missed) }
+
+// BinOf is the coverage bin of a vector's model result.
+func BinOf(v *vectors.StageVector) CoverBin {
+	return CoverBin{Field: int(v.FieldOut), Replace: v.Result.HopReplaced, Congested: v.Congested, Saturated: v.Result.HopSaturated}
+}
+
+// ReachableBins is every coverage bin Alg. 8 can produce under c, taken from
+// the model's own results (refmodel's StageResult) on the directed vectors,
+// which visit every incoming hop field, both decisions and both congested
+// bits: the field after the stage, whether the reservoir took the hop, the
+// congested bit, and saturation.
+func ReachableBins(c verilog.Config) (map[CoverBin]bool, error) {
+	set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 0)})
+	if err != nil {
+		return nil, fmt.Errorf("cosim: coverage bins of %s: %w", c.Name(), err)
+	}
+	bins := map[CoverBin]bool{}
+	for i := range set.Vectors {
+		bins[BinOf(&set.Vectors[i])] = true
+	}
+	return bins, nil
 }
 
 func sortedBins(m map[CoverBin]bool) []CoverBin {
@@ -263,7 +309,7 @@ func Explain(set *vectors.StageSet, sim string, m Mismatch) string {
 		if !bytes.Equal(want, v.Out) {
 			b.WriteString("  (the vector file's expected packet is not the model's: the file is corrupt or stale)\n")
 		}
-		b.WriteString(DiffPackets(got, want, set.FieldBits))
+		b.WriteString(DiffPackets(got, want, set.Layout()))
 	case "stat":
 		// FLAGS,FIELD,MALFORMED: the flag bits of vectors/format.go.
 		var gf, gv, gm, wf, wv, wm int
@@ -294,9 +340,10 @@ func Explain(set *vectors.StageSet, sim string, m Mismatch) string {
 }
 
 // DiffPackets lists, one per line, the IBA header fields (decoded by package
-// header), the telemetry bits of BTH byte 4 and the CRCs in which got differs
-// from want, then any other differing byte.
-func DiffPackets(got, want []byte, fieldBits int) string {
+// header), the telemetry fields of layout l (placed by package header), the
+// Resv6 bits outside them, and the CRCs in which got differs from want, then
+// any other differing byte.
+func DiffPackets(got, want []byte, l *header.Layout) string {
 	var b strings.Builder
 	if len(got) != len(want) {
 		fmt.Fprintf(&b, "  length: got %d bytes, want %d\n", len(got), len(want))
@@ -306,30 +353,11 @@ func DiffPackets(got, want []byte, fieldBits int) string {
 	if eg == nil && ew == nil {
 		if d := cmp.Diff(pw, pg); d != "" {
 			b.WriteString("  decoded packet (-want +got):\n")
-			for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
-				b.WriteString("    " + l + "\n")
+			for _, line := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+				b.WriteString("    " + line + "\n")
 			}
 		}
-		gb, wb := byte4(got), byte4(want)
-		names := []string{"FECN", "BECN"}
-		for i := 5; i >= 0; i-- {
-			switch {
-			case i == fieldBits+1:
-				names = append(names, "hop_bit")
-			case i == fieldBits:
-				names = append(names, "cong_bit")
-			case i < fieldBits:
-				names = append(names, fmt.Sprintf("hop field bit %d", i))
-			default:
-				names = append(names, fmt.Sprintf("Resv6 bit %d (untouched)", i))
-			}
-		}
-		for k, n := range names {
-			bit := 7 - k
-			if gb>>bit&1 != wb>>bit&1 {
-				fmt.Fprintf(&b, "  BTH byte 4 bit %d (%s): got %d, want %d\n", bit, n, gb>>bit&1, wb>>bit&1)
-			}
-		}
+		b.WriteString(diffTelemetry(got, want, l))
 	} else if eg != nil {
 		fmt.Fprintf(&b, "  got does not decode: %v\n", eg)
 	}
@@ -341,6 +369,33 @@ func DiffPackets(got, want []byte, fieldBits int) string {
 	return b.String()
 }
 
+// diffTelemetry names the telemetry fields of l that differ, and whether the
+// Resv6 bits outside them do (they must pass untouched).
+func diffTelemetry(got, want []byte, l *header.Layout) string {
+	var b strings.Builder
+	fg, err1 := l.Locate(got)
+	fw, err2 := l.Locate(want)
+	if err1 != nil || err2 != nil || len(got) != len(want) {
+		return ""
+	}
+	cleared := [2][]byte{append([]byte(nil), got...), append([]byte(nil), want...)}
+	for _, f := range l.Fields {
+		g, _ := l.Get(got, fg, f.Name)
+		w, _ := l.Get(want, fw, f.Name)
+		if g != w {
+			fmt.Fprintf(&b, "  telemetry %s: got %d, want %d\n", f.Name, g, w)
+		}
+		l.Set(cleared[0], fg, f.Name, 0)
+		l.Set(cleared[1], fw, f.Name, 0)
+	}
+	pg, e1 := header.DecodePacket(cleared[0], 0)
+	pw, e2 := header.DecodePacket(cleared[1], 0)
+	if e1 == nil && e2 == nil && pg.BTH.Resv6 != pw.BTH.Resv6 {
+		fmt.Fprintf(&b, "  BTH Resv6 outside the telemetry fields (must pass untouched): got %06b, want %06b\n", pg.BTH.Resv6, pw.BTH.Resv6)
+	}
+	return b.String()
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -348,13 +403,115 @@ func b2i(b bool) int {
 	return 0
 }
 
-func byte4(p []byte) byte {
-	if len(p) < 2 {
-		return 0
+// ConfigMismatchError says a vector file is for another configuration than
+// the RTL asked to run it.
+type ConfigMismatchError struct {
+	File       string
+	FileConfig string // the configuration the file's manifest names
+	FileDigest uint64
+	RTLConfig  string
+	RTLDigest  uint64
+}
+
+func (e *ConfigMismatchError) Error() string {
+	return fmt.Sprintf("configuration mismatch: %s holds vectors for %s (digest %016x), but the RTL flags choose %s (digest %016x): drop the RTL flags to run the file's own configuration",
+		e.File, e.FileConfig, e.FileDigest, e.RTLConfig, e.RTLDigest)
+}
+
+// A VectorFile is a binary vector file checked against its set's manifest,
+// ready to co-simulate.
+type VectorFile struct {
+	Path     string
+	Manifest *vectors.Manifest
+	Header   vectors.BinaryFileHeader
+	Config   verilog.Config // the manifest's configuration (pipeline depth as asked)
+}
+
+// OpenVectorFile checks a binary vector file (stage.bin of a vector set)
+// before anything is simulated: its set is whole (the manifest's sizes and
+// SHA-256, index.json; vectors.CheckSet), the file header's vector count and
+// configuration digest agree with the manifest, the count is not zero, and,
+// if want is given, the file is for that configuration (else a
+// *ConfigMismatchError). depth is the pipeline depth of the RTL to run.
+func OpenVectorFile(path string, want *verilog.Config, depth int) (*VectorFile, error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
-	off, err := header.BTHOffset(p[1] & 3)
-	if err != nil || len(p) <= off+4 {
-		return 0
+	m, err := vectors.CheckSet(dir)
+	if errors.Is(err, os.ErrNotExist) && m == nil {
+		return nil, fmt.Errorf("%s: no %s beside it: co-simulate a stage.bin of a vector set (ibreservoir vectors, or vectors --bulk), whose manifest says what it holds", path, vectors.ManifestName)
 	}
-	return p[off+4]
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind != vectors.KindStage && m.Kind != vectors.KindBulk {
+		return nil, fmt.Errorf("%s: a %s set has no switch-stage vectors to co-simulate", path, m.Kind)
+	}
+	listed := false
+	for _, f := range m.Files {
+		listed = listed || f.Name == name
+	}
+	if name != "stage.bin" || !listed {
+		return nil, fmt.Errorf("%s: co-simulation reads the binary form, stage.bin, of a set", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, vectors.BinaryHeaderLen)
+	_, err = io.ReadFull(f, head)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	h, err := vectors.ReadBinaryHeader(head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c, err := m.RTLConfig()
+	if err != nil {
+		return nil, err
+	}
+	c.PipeDepth = depth
+	switch n := m.Counts["vectors"]; {
+	case h.Count == 0 || n == 0:
+		return nil, fmt.Errorf("%s holds no vectors (header count %d, manifest %d): a run would check nothing", path, h.Count, n)
+	case h.Count != uint64(n):
+		return nil, fmt.Errorf("%s: the header counts %d vectors, the manifest %d: the file is not the set's", path, h.Count, n)
+	case vectors.DigestString(h.Digest) != m.ConfigDigest:
+		return nil, fmt.Errorf("%s: the header's configuration digest %016x is not the manifest's %s: the file is not the set's", path, h.Digest, m.ConfigDigest)
+	}
+	if want != nil {
+		if d := vectors.ConfigDigest(want.ModelConfig(0, 0)); d != h.Digest {
+			return nil, &ConfigMismatchError{File: path, FileConfig: c.Name(), FileDigest: h.Digest, RTLConfig: want.Name(), RTLDigest: d}
+		}
+	}
+	return &VectorFile{Path: path, Manifest: m, Header: h, Config: c}, nil
+}
+
+// Run co-simulates the file on the configuration of the build at sel. A run
+// that checks another number of vectors than the file holds is a mismatch.
+func (vf *VectorFile) Run(ctx context.Context, m *Model, sel int, o RunOptions) (*Result, error) {
+	r, err := m.Run(ctx, sel, vf.Path, o)
+	if err != nil {
+		return nil, err
+	}
+	checkCount(r, vf.Header.Count)
+	return r, nil
+}
+
+// Coverage is the run's coverage: the bins of Alg. 8 (ReachableBins) it
+// missed or hit outside them, and the file's comparator-edge coverage (its
+// manifest's).
+func (vf *VectorFile) Coverage(r *Result) (*ConfigReport, error) {
+	cr := &ConfigReport{Config: vf.Config, Vectors: int(vf.Header.Count), Verilator: r}
+	var edges vectors.EdgeCoverage
+	if vf.Manifest.Edges != nil {
+		edges = *vf.Manifest.Edges
+	}
+	if err := cr.cover(r, vf.Config, edges); err != nil {
+		return nil, err
+	}
+	return cr, nil
 }

@@ -4,27 +4,30 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"ibreservoir/internal/atomicfile"
-	"ibreservoir/internal/cpu"
+	"ibreservoir/internal/verilate"
+	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
 //go:embed tb/tb.cpp
 var tbSource []byte
+
+// tbHeader is the checked-in cosim/tb/ibr_vectors.h (TBHeader generates it).
+//
+//go:embed tb/ibr_vectors.h
+var tbHeader []byte
 
 // A Model is a built Verilator co-simulation: ibr_cosim_top holding Configs
 // (index = sel) and the testbench binary.
@@ -73,7 +76,8 @@ func Sources(cfgs []verilog.Config, lanes int) ([]verilog.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, verilog.File{Name: TopModule + ".sv", Data: Top(cfgs, lanes)}, verilog.File{Name: "tb.cpp", Data: tbSource})
+	files = append(files, verilog.File{Name: TopModule + ".sv", Data: Top(cfgs, lanes)}, verilog.File{Name: "tb.cpp", Data: tbSource},
+		verilog.File{Name: "ibr_vectors.h", Data: tbHeader})
 	return files, nil
 }
 
@@ -94,73 +98,44 @@ func BuildVerilator(ctx context.Context, dir string, cfgs []verilog.Config, lane
 
 // buildFiles builds the given sources (Sources, possibly edited by a test).
 func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lanes int) (*Model, error) {
-	if _, err := exec.LookPath("verilator"); err != nil {
-		return nil, fmt.Errorf("cosim: verilator is not installed (run scripts/setup.sh): %w", err)
-	}
-	h := sha256.New()
-	// -march=native: a build is for this CPU only.
-	p := cpu.Describe()
-	fmt.Fprintln(h, strings.Join(verilatorFlags, " "), lanes, verilatorVersion(), p.Brand, p.Family, p.Model, p.Features)
-	for _, f := range files {
-		fmt.Fprintln(h, f.Name, len(f.Data))
-		h.Write(f.Data)
-	}
-	stamp := hex.EncodeToString(h.Sum(nil))
-	m := &Model{Dir: dir, Binary: filepath.Join(dir, "obj", "Vtb"), Configs: cfgs, Lanes: lanes}
-	if b, err := os.ReadFile(filepath.Join(dir, "stamp")); err == nil && string(b) == stamp {
-		if _, err := os.Stat(m.Binary); err == nil {
-			return m, nil
-		}
-	}
-	src := filepath.Join(dir, "src")
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
-	if _, err := verilog.Write(src, files); err != nil {
-		return nil, err
-	}
-	args := append([]string{}, verilatorFlags...)
-	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", "Vtb",
-		"-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))
-	for _, f := range files {
-		args = append(args, filepath.Join(src, f.Name))
-	}
-	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "verilator", args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cosim: verilator build of %d configurations failed: %w\n%s", len(cfgs), err, tail(out.String(), 60))
-	}
-	m.BuildTime = time.Since(t0)
-	if err := atomicfile.WriteFile(filepath.Join(dir, "stamp"), []byte(stamp)); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func verilatorVersion() string {
-	out, err := exec.Command("verilator", "--version").Output()
+	b := verilate.Build{Dir: dir, Files: files, Flags: append(slices.Clone(verilatorFlags), "-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes))}
+	took, err := b.Run(ctx, fmt.Sprintf("cosim: verilator build of %d configurations", len(cfgs)))
 	if err != nil {
-		return "unknown"
+		return nil, err
 	}
-	return strings.TrimSpace(string(out))
+	return &Model{Dir: b.Dir, Binary: b.Binary(), Configs: cfgs, Lanes: lanes, BuildTime: took}, nil
 }
 
-func tail(s string, lines int) string {
-	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(l) > lines {
-		l = l[len(l)-lines:]
-	}
-	return strings.Join(l, "\n")
-}
+// tail is the last lines of a tool's output, for errors.
+func tail(s string, lines int) string { return verilate.Tail(s, lines) }
 
 // RunOptions tune a co-simulation run.
 type RunOptions struct {
-	MaxFail int // mismatches printed in full (default 10)
-	Stall   int // out_ready_i low one cycle in Stall (0: never)
+	MaxFail int // mismatches printed in full (0: the default, 10)
+	Stall   int // out_ready_i low one cycle in Stall (0: never; 1 would hold it low for good)
 	Gap     int // an idle input cycle after every Gap packets of a lane (0: never)
-	Parts   int // simulator processes run at once, each on a range of the vectors (default 1)
+	Parts   int // simulator processes run at once, each on a range of the vectors (0: the default, 1)
+}
+
+// MaxParts bounds RunOptions.Parts.
+const MaxParts = 256
+
+// Validate says what is wrong with the options, naming each.
+func (o RunOptions) Validate() error {
+	var errs []error
+	if o.MaxFail < 0 {
+		errs = append(errs, fmt.Errorf("max-fail %d: give 0 or more mismatches to print", o.MaxFail))
+	}
+	if o.Stall < 0 || o.Stall == 1 {
+		errs = append(errs, fmt.Errorf("stall %d: give 0 (never) or N >= 2 (ready low one cycle in N); 1 would hold ready low every cycle, so nothing could leave", o.Stall))
+	}
+	if o.Gap < 0 {
+		errs = append(errs, fmt.Errorf("gap %d: give 0 (never) or N >= 1", o.Gap))
+	}
+	if o.Parts < 0 || o.Parts > MaxParts {
+		errs = append(errs, fmt.Errorf("parts %d: give 1..%d simulator processes", o.Parts, MaxParts))
+	}
+	return errors.Join(errs...)
 }
 
 // A Mismatch is one difference the testbench found.
@@ -243,6 +218,14 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 	if sel < 0 || sel >= len(m.Configs) {
 		return nil, fmt.Errorf("cosim: configuration %d outside the build's 0..%d", sel, len(m.Configs)-1)
 	}
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("cosim: %w", err)
+	}
+	vectorFile, err := filepath.Abs(vectorFile)
+	if err != nil {
+		return nil, err
+	}
+	digest := vectors.ConfigDigest(m.Configs[sel].ModelConfig(0, 0))
 	if o.MaxFail == 0 {
 		o.MaxFail = 10
 	}
@@ -258,7 +241,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 	t0 := time.Now()
 	for k := range o.Parts {
 		go func() {
-			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+maxfail=%d", o.MaxFail),
+			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+digest=%016x", digest), fmt.Sprintf("+maxfail=%d", o.MaxFail),
 				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts)}
 			cmd := exec.CommandContext(ctx, m.Binary, args...)
 			var out bytes.Buffer

@@ -43,7 +43,6 @@ import (
 	"fmt"
 
 	"ibreservoir/congestion"
-	"ibreservoir/header"
 	"ibreservoir/refmodel"
 )
 
@@ -113,19 +112,13 @@ func DefaultParams() Params {
 	}
 }
 
-// DefaultSchemes returns the three schemes of DefaultParams, seeded with s.
+// DefaultSchemes returns the three schemes of DefaultParams, seeded with s:
+// the named schemes of DefaultSchemeNames, for switches up to 1023 with up to
+// 63 ports.
 func DefaultSchemes(s uint64) []refmodel.Config {
-	one := refmodel.DefaultConfig()
-	two := refmodel.DefaultConfig()
-	two.Telemetry.Scheme = header.TwoReservoir
-	full := refmodel.DefaultConfig()
-	full.Telemetry.Scheme = header.FullID
-	full.Telemetry.CountBits = 8
-	cs := []refmodel.Config{full, one, two}
-	for i := range cs {
-		cs[i].Seed = s
-		cs[i].MaxSwitch = 1023
-		cs[i].MaxPort = 63
+	cs, err := Schemes(DefaultSchemeNames(), s, 1023, 63)
+	if err != nil {
+		panic(err) // the default names are in the table
 	}
 	return cs
 }

@@ -32,11 +32,11 @@ func init() {
 		}
 	}
 	smallMTU := func(p *Params) { p.MTU, p.Windows = 256, 5 } // Fig. 4.11's five windows
-	addPreset(Preset{Name: "reduction-full", Description: "section 4.3: 1024 ranks each send 50 arrays of 4 KB to rank 0 on Full (256-byte MTU)",
+	addPreset(Preset{Name: "reduction-full", Description: "section 4.3: 1024 ranks on nodes 0-1023 of Full, ranks 1-1023 each sending 50 arrays of 4 KB to rank 0 (256-byte MTU)",
 		Topology: clos(topo.Full), Workload: reduction(0), Adjust: smallMTU})
 	addPreset(Preset{Name: "reduction-full-388", Description: "section 4.3, Fig. 4.13: the naive reduction with its root moved to node 388",
 		Topology: clos(topo.Full), Workload: reduction(388), Adjust: smallMTU})
-	addPreset(Preset{Name: "reduction-tapered", Description: "the naive reduction of section 4.3 on Tapered (256-byte MTU)",
+	addPreset(Preset{Name: "reduction-tapered", Description: "the naive reduction of section 4.3 on Tapered: 1024 ranks on nodes 0-1023 of its 4608 (256-byte MTU)",
 		Topology: clos(topo.Tapered), Workload: reduction(0), Adjust: smallMTU})
 	addPreset(Preset{Name: "reduction-small", Description: "the naive reduction on the 64-node 4-ary 3-tree of Fig. 3.1",
 		Topology: func() (*topo.Topology, error) { return topo.KaryNTree(4, 3) }, Workload: reduction(0), Adjust: smallMTU})

@@ -51,18 +51,16 @@ func (s *Sim) rootUtilization(i int, groups [][]int, l topo.Link) float64 {
 	if hi <= lo {
 		return 0
 	}
-	var w, bytes, n int64
+	var bytes, n int64
 	fullCounts := refmodel.NewFullIDCounts()
+	merge := refmodel.NewMerge()
 	for _, gi := range mine {
 		g := groups[gi]
 		var tally *refmodel.Tally
-		j := -1
 		if !full {
 			first := s.samples[g[0]]
-			cs := s.t.CandidatesFromLeaf(s.t.NodeLeaf[first.src], int(first.dst))
-			j = slices.Index(cs.Links, l)
 			var err error
-			if tally, err = m.NewTally(cs); err != nil || j < 0 {
+			if tally, err = m.NewTally(s.t.CandidatesFromLeaf(s.t.NodeLeaf[first.src], int(first.dst))); err != nil {
 				continue
 			}
 		}
@@ -80,12 +78,12 @@ func (s *Sim) rootUtilization(i int, groups [][]int, l topo.Link) float64 {
 			}
 		}
 		if tally != nil {
-			tally.Flush()
-			w += tally.Counts[j]
+			merge.Add(tally)
 		}
 	}
-	if full {
-		w = fullCounts.Counts[l]
+	w := fullCounts.Counts[l]
+	if !full {
+		w = merge.Sum(l).W
 	}
 	if n == 0 || w <= 0 {
 		return 0

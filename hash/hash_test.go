@@ -3,19 +3,17 @@ package hash
 import (
 	"bytes"
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dchest/siphash"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"ibreservoir/internal/golden"
+)
 
 // edges are the ids and links where hashes misbehave: 0, the small ids of
 // section 5.4's counterexample, the thesis's smallest link offset, the top bit
@@ -61,43 +59,12 @@ func hashTable() []byte {
 	return b.Bytes()
 }
 
-// checkGolden compares got with testdata/name, or rewrites it under -update.
-// It first regenerates got to show the output is stable.
-func checkGolden(t *testing.T, name string, gen func() []byte) {
-	t.Helper()
-	got := gen()
-	if again := gen(); !bytes.Equal(got, again) {
-		t.Fatalf("%s: two runs gave different output", name)
-	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s line %d:\n\tgot  %q\n\twant %q", path, i+1, g, w)
-			}
-		}
-	}
+// TestHashGolden freezes every hash at the golden pairs
+// (testdata/hashes.golden; go test -update rewrites it) and renders the table
+// twice to show it stable.
+func TestHashGolden(t *testing.T) {
+	golden.CheckStable(t, filepath.Join("testdata", "hashes.golden"), hashTable)
 }
-
-func TestHashGolden(t *testing.T) { checkGolden(t, "hashes.golden", hashTable) }
 
 // TestHashDefinitions restates each definition of docs/spec.md section 3
 // independently of Func.Bit: the CRCs from the standard library's IEEE table

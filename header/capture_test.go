@@ -9,12 +9,14 @@ import (
 	"ibreservoir/header"
 )
 
-// captured reads the HCA capture (a copy of shared/testdata, kept here so the
-// package tests stand alone): 43 packets with the ICRC and VCRC the hardware
-// wrote.
+// hcaCapture is the capture of a real HCA's traffic that package capture's
+// tests also read: 43 packets with the ICRC and VCRC the hardware wrote.
+const hcaCapture = "../capture/testdata/infiniband-hca-capture.pcap"
+
+// captured reads hcaCapture.
 func captured(t testing.TB) []*capture.Packet {
 	t.Helper()
-	ps, err := capture.ReadFile("testdata/infiniband-hca-capture.pcap")
+	ps, err := capture.ReadFile(hcaCapture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func captured(t testing.TB) []*capture.Packet {
 	return ps
 }
 
-// TestCapture is the acceptance test of the header model: every captured
+// TestCapture holds the header model to real hardware: every captured
 // packet decodes, both CRCs verify, and serializing the decoded headers
 // reproduces the captured bytes exactly.
 func TestCapture(t *testing.T) {

@@ -46,3 +46,42 @@ func ExampleBuild() {
 	// 34 bytes, PktLen 8, PadCnt 3
 	// BTH byte 4 = 0x11, ICRC ok true, VCRC ok true
 }
+
+// Where the telemetry fields of a layout lie: the one-reservoir scheme with a
+// 3-bit count, in BTH byte 4, outside the ICRC.
+func ExampleLayout_BitMap() {
+	l, err := header.TelemetrySpec{Scheme: header.OneReservoir, CountBits: 3}.Layout()
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range l.BitMap(header.LNHLocal) {
+		fmt.Printf("%-9s %s byte %d bits %-4s %s, ICRC covered %t\n", r.Field, r.Header, r.Byte, r.Bits, r.IBAField, r.ICRCCovered)
+	}
+	// Output:
+	// hop_bit   BTH byte 4 bits 4    BTH Resv6, ICRC covered false
+	// cong_bit  BTH byte 4 bits 3    BTH Resv6, ICRC covered false
+	// hop_count BTH byte 4 bits 2..0 BTH Resv6, ICRC covered false
+}
+
+// Decoding a packet's headers, then checking its CRCs.
+func ExampleDecodePacket() {
+	pkt, err := header.Build(header.Headers{
+		LRH: header.LRH{LNH: header.LNHLocal, DLID: 0x12, SLID: 0x34},
+		BTH: header.BTH{OpCode: 0x04, PKey: 0xFFFF, DestQP: 0x42, PSN: 7, Resv6: 0x15},
+	}, []byte("hello"), 0)
+	if err != nil {
+		panic(err)
+	}
+	p, err := header.DecodePacket(pkt, 0)
+	if err != nil {
+		panic(err)
+	}
+	c, err := header.Check(pkt, 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("SLID %#x DLID %#x DestQP %#x PSN %d Resv6 %#x data %q CRCs: %v\n",
+		p.LRH.SLID, p.LRH.DLID, p.BTH.DestQP, p.BTH.PSN, p.BTH.Resv6, p.Data(), c.Err())
+	// Output:
+	// SLID 0x34 DLID 0x12 DestQP 0x42 PSN 7 Resv6 0x15 data "hello" CRCs: <nil>
+}

@@ -2,7 +2,7 @@
 
 package header_test
 
-// fixtureLocal is record 11 of testdata/infiniband-hca-capture.pcap, a local (LNH=2) RC Acknowledge: LRH, BTH, AETH, ICRC, VCRC (30 bytes):
+// fixtureLocal is record 11 of capture/testdata/infiniband-hca-capture.pcap, a local (LNH=2) RC Acknowledge: LRH, BTH, AETH, ICRC, VCRC (30 bytes):
 //
 //	00000000  00 02 00 04 00 07 00 01  11 40 ff ff 00 87 04 08  |.........@......|
 //	00000010  00 d4 0a 55 1f 00 00 01  a8 03 55 50 30 81        |...U......UP0.|
@@ -11,7 +11,7 @@ var fixtureLocal = []byte{
 	0x00, 0xd4, 0x0a, 0x55, 0x1f, 0x00, 0x00, 0x01, 0xa8, 0x03, 0x55, 0x50, 0x30, 0x81,
 }
 
-// fixtureGlobal is record 5 of testdata/infiniband-hca-capture.pcap, a global (LNH=3) UD SEND Only to a multicast DLID: LRH, GRH, BTH, DETH, data, ICRC, VCRC (134 bytes):
+// fixtureGlobal is record 5 of capture/testdata/infiniband-hca-capture.pcap, a global (LNH=3) UD SEND Only to a multicast DLID: LRH, GRH, BTH, DETH, data, ICRC, VCRC (134 bytes):
 //
 //	00000000  00 03 c0 00 00 21 00 04  60 00 00 00 00 54 1b 00  |.....!..`....T..|
 //	00000010  fe 80 00 00 00 00 00 00  00 02 c9 02 00 24 f6 36  |.............$.6|

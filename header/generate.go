@@ -1,3 +1,3 @@
 package header
 
-//go:generate go run ./internal/fixturegen -capture testdata/infiniband-hca-capture.pcap -o fixture_test.go
+//go:generate go run ./internal/fixturegen -capture ../capture/testdata/infiniband-hca-capture.pcap -o fixture_test.go

@@ -45,6 +45,30 @@ const (
 	LRHPosSLID   = 6 // SLID, 2 bytes
 )
 
+// Single fields read from packet bytes, for the per-packet paths that do not
+// decode whole headers (the switch stage, the receiver, the CRCs). pkt starts
+// at LRH byte 0 and holds at least the LRH; bth starts at BTH byte 0 and holds
+// at least the BTH. The decoders below read the same fields through these.
+
+// LNHOf returns the LRH's LNH, byte 1 bits 1..0.
+func LNHOf(pkt []byte) uint8 { return pkt[LRHPosSL] & 3 }
+
+// PktLenOf returns the LRH's PktLen in 4-byte words, the low 11 bits of bytes
+// 4-5.
+func PktLenOf(pkt []byte) uint16 { return binary.BigEndian.Uint16(pkt[LRHPosPktLen:]) & 0x7FF }
+
+// DLIDOf returns the LRH's DLID, bytes 2-3.
+func DLIDOf(pkt []byte) uint16 { return binary.BigEndian.Uint16(pkt[LRHPosDLID:]) }
+
+// SLIDOf returns the LRH's SLID, bytes 6-7.
+func SLIDOf(pkt []byte) uint16 { return binary.BigEndian.Uint16(pkt[LRHPosSLID:]) }
+
+// DestQPOf returns the BTH's DestQP, bytes 5-7.
+func DestQPOf(bth []byte) uint32 { return binary.BigEndian.Uint32(bth[BTHPosFECN:]) & 0xFFFFFF }
+
+// PSNOf returns the BTH's PSN, bytes 9-11.
+func PSNOf(bth []byte) uint32 { return binary.BigEndian.Uint32(bth[BTHPosAckReq:]) & 0xFFFFFF }
+
 // LRH is the Local Route Header (IBA Vol. 1 section 7.7), 8 bytes, present in
 // every packet:
 //
@@ -86,11 +110,11 @@ func (h *LRH) decode(b []byte, base int) error {
 		LVer:   b[LRHPosVL] & 0xF,
 		SL:     b[LRHPosSL] >> 4,
 		Rsv2:   b[LRHPosSL] >> 2 & 3,
-		LNH:    b[LRHPosSL] & 3,
-		DLID:   binary.BigEndian.Uint16(b[LRHPosDLID:]),
+		LNH:    LNHOf(b),
+		DLID:   DLIDOf(b),
 		Rsv5:   b[LRHPosPktLen] >> 3,
-		PktLen: binary.BigEndian.Uint16(b[LRHPosPktLen:]) & 0x7FF,
-		SLID:   binary.BigEndian.Uint16(b[LRHPosSLID:]),
+		PktLen: PktLenOf(b),
+		SLID:   SLIDOf(b),
 	}
 	return nil
 }
@@ -282,10 +306,10 @@ func (h *BTH) decode(b []byte, base int) error {
 		FECN:   b[BTHPosFECN]&0x80 != 0,
 		BECN:   b[BTHPosFECN]&0x40 != 0,
 		Resv6:  b[BTHPosFECN] & 0x3F,
-		DestQP: binary.BigEndian.Uint32(b[BTHPosFECN:]) & 0xFFFFFF,
+		DestQP: DestQPOf(b),
 		AckReq: b[BTHPosAckReq]&0x80 != 0,
 		Resv7:  b[BTHPosAckReq] & 0x7F,
-		PSN:    binary.BigEndian.Uint32(b[BTHPosAckReq:]) & 0xFFFFFF,
+		PSN:    PSNOf(b),
 	}
 	return nil
 }

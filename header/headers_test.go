@@ -12,7 +12,7 @@ import (
 )
 
 // The fixtures' expected contents, written out field by field from the hex
-// dumps in fixture_test.go (STYLE.md item 6).
+// dumps in fixture_test.go, so that a decoder bug cannot hide in both.
 var (
 	wantLocal = &header.Packet{
 		Headers: header.Headers{

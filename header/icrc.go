@@ -48,7 +48,7 @@ func ICRC(covered []byte) (uint32, error) {
 	if len(covered) < LRHLen {
 		return 0, fmt.Errorf("ICRC: packet is %d bytes, shorter than the %d-byte LRH", len(covered), LRHLen)
 	}
-	lnh := covered[1] & 0x3
+	lnh := LNHOf(covered)
 	bth, err := BTHOffset(lnh)
 	if err != nil {
 		return 0, fmt.Errorf("ICRC: %w", err)

@@ -254,11 +254,11 @@ func FrameOf(pkt []byte) (Frame, error) {
 	if len(pkt) < LRHLen {
 		return Frame{}, fmt.Errorf("packet is %d bytes, shorter than the %d-byte LRH", len(pkt), LRHLen)
 	}
-	bth, err := BTHOffset(pkt[1] & 3)
+	bth, err := BTHOffset(LNHOf(pkt))
 	if err != nil {
 		return Frame{}, err
 	}
-	n := 4 * (int(pkt[4]&0x7)<<8 | int(pkt[5]))
+	n := 4 * int(PktLenOf(pkt))
 	if n < bth+BTHLen+ICRCLen {
 		return Frame{}, fmt.Errorf("LRH bytes 4-5: PktLen=%d words (%d bytes) is shorter than the headers and ICRC (%d bytes)", n/4, n, bth+BTHLen+ICRCLen)
 	}
@@ -276,7 +276,7 @@ func (l *Layout) Locate(pkt []byte) (Frame, error) {
 	if err != nil {
 		return fr, err
 	}
-	if l.Packets == GlobalPacket && pkt[1]&3 != LNHGlobal {
+	if l.Packets == GlobalPacket && LNHOf(pkt) != LNHGlobal {
 		return fr, fmt.Errorf("layout %s: usable in global (LNH=3) packets only, and this packet is local", l.Name)
 	}
 	if err := l.fits(fr); err != nil {

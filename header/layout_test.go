@@ -2,15 +2,14 @@ package header
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"ibreservoir/internal/golden"
+)
 
 // standardSpecs are the telemetry specs the tests sweep: every scheme with 3-
 // and 4-bit counts and with sender draws, the thesis's two full-ID sizes, in
@@ -382,7 +381,8 @@ func renderBitMap(l *Layout, lnh uint8) string {
 }
 
 // TestBitMapGolden freezes the bit maps of every standard layout in
-// testdata/bitmap.golden (go test -run TestBitMapGolden -update rewrites it).
+// testdata/bitmap.golden (go test -run TestBitMapGolden -update rewrites it),
+// rendered twice to show them stable.
 func TestBitMapGolden(t *testing.T) {
 	render := func() string {
 		var b strings.Builder
@@ -402,21 +402,5 @@ func TestBitMapGolden(t *testing.T) {
 		}
 		return b.String()
 	}
-	got := render()
-	if again := render(); again != got {
-		t.Fatal("bit map rendering differs between two runs")
-	}
-	const path = "testdata/bitmap.golden"
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("bit maps differ from %s; run with -update if the change is intended.\ngot:\n%s", path, got)
-	}
+	golden.CheckStable(t, filepath.Join("testdata", "bitmap.golden"), func() []byte { return []byte(render()) })
 }

@@ -70,7 +70,9 @@ func mulMod16(a, b uint16) uint16 {
 // RecomputeVCRC does in time proportional to the packet, and gives the same
 // result when the VCRC was right before; a wrong VCRC stays wrong (a switch
 // that must repair one recomputes it). The rewritten bytes must lie before the
-// VCRC.
+// VCRC. The reference model's switch stage (refmodel.Model.Stage) patches the
+// VCRC it has just checked this way, so its cost does not grow with the
+// packet's length a second time.
 func PatchVCRC(pkt []byte, off int, old []byte) error {
 	fr, err := FrameOf(pkt)
 	if err != nil {

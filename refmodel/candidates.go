@@ -43,15 +43,7 @@ func (s CandidateSet) Validate() error {
 	}
 	used := make([]bool, s.PathLen+1)
 	sorted := slices.Clone(s.Links)
-	slices.SortFunc(sorted, func(a, b Link) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(sorted, cmpLink)
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
 			return fmt.Errorf("candidate set: link %s listed twice", sorted[i])

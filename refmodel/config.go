@@ -1,23 +1,3 @@
-// Package refmodel is the bit-exact reference model of the reservoir-sampling
-// telemetry of Taffet's thesis (chapters 3 and 5), over real IBA header bytes:
-//
-//	fullid        Alg. 2-4   switch ID and port of the sampled hop and of the sampled congested hop
-//	tworeservoir  Alg. 5-7   a one-bit hash H(id, d) for each reservoir (section 5.2)
-//	onereservoir  Alg. 8-9   one hash bit, a congested flag, one count (section 5.7): fits BTH Resv6
-//
-// Each scheme has three steps (docs/spec.md section 5): the sender NIC
-// initialising the fields (Model.Send), one switch stage rewriting them in place
-// and recomputing the VCRC (Model.Stage), and the receiver NIC reading them
-// (Model.Receive) and accumulating counts and congested counts per link
-// (FullIDCounts for Alg. 4; Decode and Tally for Alg. 7 and 9, with the
-// candidate-link filter of section 5.2 and the false-positive threshold of
-// section 5.3).
-//
-// Beside the model are its statistics: the exact distribution of the sampled
-// hop under saturating counts, hardware generators and sender draws (section
-// 5.6, saturation.go), and the analytic moments of the estimators (sections 3.3
-// and 5.3, and the one-reservoir scheme's, which section 6.1 leaves open:
-// moments.go and docs/onereservoir-moments.md).
 package refmodel
 
 import (

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 	"slices"
 
@@ -66,13 +67,16 @@ func cmpLink(a, b Link) int {
 }
 
 // A Tally is the receiver of a one-bit scheme (Alg. 7 or 9) for the packets
-// of one candidate set: W_d (Counts) and the congested counts per candidate
-// link, and Q, the number of packets that might have crossed each of them.
+// of one candidate set: W_d and the congested counts per candidate link
+// (Counts, Estimates), and Q, the number of packets that might have crossed
+// each of them. Add batches its work; every reader of the counts completes
+// the batch first, so they are never stale. A Tally is not safe for
+// concurrent use.
 type Tally struct {
 	Set       CandidateSet
 	D         []uint32 // the links' encodings
-	Counts    []int64  // W_d
-	Congested []int64
+	counts    []int64  // W_d
+	congested []int64
 	Packets   int64 // Q
 
 	scheme header.Scheme
@@ -134,7 +138,7 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 	}
 	n := len(ds)
 	t := &Tally{
-		Set: set, D: ds, Counts: make([]int64, n), Congested: make([]int64, n),
+		Set: set, D: ds, counts: make([]int64, n), congested: make([]int64, n),
 		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash,
 	}
 	if f, ok := m.cfg.Hash.FormD(1); ok {
@@ -163,8 +167,9 @@ func kernelMask(f hash.Form) uint32 {
 // UseGeneric makes the tally use the plain-Go kernels, for comparisons.
 func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 
-// Add decodes one packet (Alg. 7 or 9). Packets are batched; Flush (called by
-// every reader of the counts in this package) completes them.
+// Add decodes one packet (Alg. 7 or 9). Packets are batched; every reader of
+// the counts (Counts, Count, Estimates, Merge, MergeEstimates) completes them
+// first.
 //
 // Alg. 9 (onereservoir): every candidate link gains w = hop count if
 // H(id, d) = hop_bit, else loses it; when cong_bit is 1 the congested count
@@ -311,12 +316,12 @@ func (t *Tally) flushBatch(q *recBatch) {
 	if len(q.recs) == 0 {
 		return
 	}
-	out1, out2 := t.Counts, t.Congested
+	out1, out2 := t.counts, t.congested
 	switch q {
 	case &t.batch[batchHops]:
 		out2 = nil
 	case &t.batch[batchCongs]:
-		out1, out2 = t.Congested, nil
+		out1, out2 = t.congested, nil
 	}
 	switch {
 	case t.sip != nil && t.generic:
@@ -331,15 +336,16 @@ func (t *Tally) flushBatch(q *recBatch) {
 	q.recs = q.recs[:0]
 }
 
-// Flush completes the batched packets.
+// Flush completes the batched packets. Every reader of the counts calls it;
+// a caller need not.
 func (t *Tally) Flush() {
 	for i := range t.batch {
 		t.flushBatch(&t.batch[i])
 	}
 	if t.sum1 != 0 || t.sum2 != 0 {
-		for j := range t.Counts {
-			t.Counts[j] += t.sum1
-			t.Congested[j] += t.sum2
+		for j := range t.counts {
+			t.counts[j] += t.sum1
+			t.congested[j] += t.sum2
 		}
 		t.sum1, t.sum2 = 0, 0
 	}
@@ -360,9 +366,9 @@ func (t *Tally) addReference(s Sample) {
 			if h != s.HopBit {
 				w = -w
 			}
-			t.Counts[j] += w
+			t.counts[j] += w
 			if s.CongBit == 1 {
-				t.Congested[j] += w
+				t.congested[j] += w
 			}
 		case header.TwoReservoir: // Alg. 7
 			if s.HopCount > 0 {
@@ -370,14 +376,14 @@ func (t *Tally) addReference(s Sample) {
 				if h != s.HopBit {
 					w = -w
 				}
-				t.Counts[j] += w
+				t.counts[j] += w
 			}
 			if s.CongCount > 0 {
 				w := int64(s.CongCount)
 				if h != s.CongBit {
 					w = -w
 				}
-				t.Congested[j] += w
+				t.congested[j] += w
 			}
 		}
 	}
@@ -440,11 +446,8 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 	th := Threshold(L, t.Packets, p)
 	es := make([]LinkEstimate, len(t.D))
 	for j := range t.D {
-		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.Counts[j], C: t.Congested[j], Q: t.Packets, Threshold: th}
-		e.Passed = float64(e.W) >= th
-		if e.Passed {
-			e.Fraction = CongestedFraction(e.W, e.C)
-		}
+		e := LinkEstimate{Link: t.Set.Links[j], Hop: t.Set.Hops[j], W: t.counts[j], C: t.congested[j], Q: t.Packets}
+		e.judge(th)
 		es[j] = e
 	}
 	return es
@@ -455,12 +458,32 @@ func (t *Tally) Estimates(L int, p float64) []LinkEstimate {
 // E[W_d] = S/k at or above the threshold L*sqrt(S)*Phi^-1(p), that is
 // S >= (k*L*Phi^-1(p))^2. The tapered fat tree's 5-hop example has k = 8*24,
 // L = 5: S >= 5*10^6.
-func RequiredPackets(k, L int, p float64) int64 {
+//
+// It needs k >= 1, L >= 1 and 0 < p < 1, and refuses an S above 2^53, where a
+// float64 no longer tells one packet count from the next and Threshold cannot
+// decide it; (k*L*Phi^-1(p))^2 is first bounded in exact arithmetic, so no
+// input overflows or loops.
+func RequiredPackets(k, L int, p float64) (int64, error) {
+	if k < 1 || L < 1 || !(p > 0 && p < 1) {
+		return 0, fmt.Errorf("required packets: want k >= 1 links, L >= 1 hops and 0 < p < 1, got k=%d, L=%d, p=%g", k, L, p)
+	}
 	z := NormalQuantile(p)
 	if z <= 0 {
-		return 1
+		return 1, nil
 	}
-	s := int64(math.Ceil(math.Pow(float64(k)*float64(L)*z, 2)))
+	// (k*L*z)^2 exactly: k*L has at most 126 bits and z 53, so 512 bits hold
+	// the product and its square without rounding.
+	kl := new(big.Float).SetPrec(512).SetInt(new(big.Int).Mul(big.NewInt(int64(k)), big.NewInt(int64(L))))
+	root := new(big.Float).SetPrec(512).Mul(kl, big.NewFloat(z))
+	sq := new(big.Float).SetPrec(512).Mul(root, root)
+	if sq.Cmp(new(big.Float).SetInt64(1<<53)) > 0 {
+		f, _ := sq.Float64()
+		return 0, fmt.Errorf("required packets: about %.3g for k=%d links, L=%d hops and p=%g, more than 2^53, beyond which float64 packet counts are not exact", f, k, L, p)
+	}
+	// Start at the exact bound and settle on the least S that Threshold (the
+	// decoder's float64 arithmetic) passes: a step or two either way.
+	si, _ := sq.Int(nil)
+	s := max(si.Int64(), 1)
 	ok := func(s int64) bool { return float64(s)/float64(k) >= Threshold(L, s, p) }
 	for s > 1 && ok(s-1) {
 		s--
@@ -468,7 +491,7 @@ func RequiredPackets(k, L int, p float64) int64 {
 	for !ok(s) {
 		s++
 	}
-	return s
+	return s, nil
 }
 
 // MergeEstimates combines tallies whose candidate sets share links (several
@@ -477,31 +500,11 @@ func RequiredPackets(k, L int, p float64) int64 {
 // 5.3 is applied to the sums with longest path L and confidence p. The result
 // is sorted by link; Hop is the link's position in the first tally that has it.
 func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
-	byLink := map[Link]*LinkEstimate{}
+	m := NewMerge()
 	for _, t := range tallies {
-		t.Flush()
-		for j, l := range t.Set.Links {
-			e := byLink[l]
-			if e == nil {
-				e = &LinkEstimate{Link: l, Hop: t.Set.Hops[j]}
-				byLink[l] = e
-			}
-			e.W += t.Counts[j]
-			e.C += t.Congested[j]
-			e.Q += t.Packets
-		}
+		m.Add(t)
 	}
-	es := make([]LinkEstimate, 0, len(byLink))
-	for _, e := range byLink {
-		e.Threshold = Threshold(L, e.Q, p)
-		e.Passed = float64(e.W) >= e.Threshold
-		if e.Passed {
-			e.Fraction = CongestedFraction(e.W, e.C)
-		}
-		es = append(es, *e)
-	}
-	slices.SortFunc(es, func(a, b LinkEstimate) int { return cmpLink(a.Link, b.Link) })
-	return es
+	return m.Estimates(L, p)
 }
 
 // WeightedBits sets out[i] to the sum over j of weights[j]*H(ids[i], ds[j]):

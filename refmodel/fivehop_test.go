@@ -74,7 +74,10 @@ func TestFiveHopCandidateSet(t *testing.T) {
 // probabilistic schemes, and about 1000 (8*24*5 = 960) for the full-ID scheme
 // "to expect to see a count of at least 1 on all 400 links".
 func TestFiveHopBound(t *testing.T) {
-	s := RequiredPackets(8*24, 5, DefaultP)
+	s, err := RequiredPackets(8*24, 5, DefaultP)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s <= 4.9e6 || s > 5e6 {
 		t.Errorf("required packets %d, want the thesis's 5e6 (rounded up)", s)
 	}
@@ -254,14 +257,30 @@ func TestFiveHopDecode(t *testing.T) {
 
 // TestRequiredPackets: the inverse of the threshold condition.
 func TestRequiredPackets(t *testing.T) {
-	for _, k := range []int{1, 96, 192} {
-		s := RequiredPackets(k, 5, 0.99)
+	for _, k := range []int{1, 96, 192, 1 << 20} {
+		s, err := RequiredPackets(k, 5, 0.99)
+		if err != nil {
+			t.Fatal(err)
+		}
 		at := func(s int64) bool { return float64(s)/float64(k) >= Threshold(5, s, 0.99) }
 		if !at(s) || at(s-1) {
 			t.Errorf("k=%d: %d is not the least S with S/k >= threshold", k, s)
 		}
 	}
-	if math.IsNaN(float64(RequiredPackets(192, 5, 0.5))) {
-		t.Error("NaN")
+	if s, err := RequiredPackets(192, 5, 0.5); s != 1 || err != nil {
+		t.Errorf("p = 0.5: %d, %v", s, err)
+	}
+	// Inputs that used to spin (NaN) or overflow int64 and loop: each an
+	// error, at once.
+	for _, c := range []struct {
+		k, L int
+		p    float64
+	}{
+		{192, 5, math.NaN()}, {192, 5, math.Inf(1)}, {192, 5, 0}, {192, 5, 1}, {0, 5, 0.99}, {192, 0, 0.99}, {-1, 5, 0.99},
+		{1_000_000_000, 5, 0.99}, {math.MaxInt, math.MaxInt, 0.99}, {1 << 40, 1, 0.999999},
+	} {
+		if s, err := RequiredPackets(c.k, c.L, c.p); err == nil {
+			t.Errorf("k=%d L=%d p=%g: %d, no error", c.k, c.L, c.p, s)
+		}
 	}
 }

@@ -3,19 +3,11 @@ package refmodel
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/rng"
-)
-
-// Packet byte offsets (IBA Vol. 1 sections 7.7 and 9.2).
-const (
-	posLRHLNH    = 1 // LRH byte 1: SL(7..4) Rsv2(3..2) LNH(1..0)
-	posLRHDLID   = 2 // LRH bytes 2-3: DLID
-	posLRHSLID   = 6 // LRH bytes 6-7: SLID
-	posBTHDestQP = 5 // BTH bytes 5-7: DestQP
-	posBTHPSN    = 9 // BTH bytes 9-11: PSN
 )
 
 // A Model is a validated Config compiled for fast access to the packet's
@@ -31,7 +23,16 @@ type Model struct {
 	}
 	countMax uint64 // 2^b - 1 (switch generator) or L (sender draws)
 	spent    uint64 // sender draws: the field when only the sentinel is left, 1<<L
+	// touched is every byte a telemetry field occupies (chunk positions;
+	// shift and width unused), read before the stage writes so that it can
+	// patch the VCRC it has just checked instead of recomputing it; nil when
+	// there are more than maxTouched (the stage then recomputes).
+	touched []chunk
 }
+
+// maxTouched bounds the field bytes a stage patches the VCRC for: the widest
+// layout (full-ID with sender draws, L = 62, in a footer) has 24.
+const maxTouched = 32
 
 // New validates cfg and compiles it.
 func New(cfg Config) (*Model, error) {
@@ -60,6 +61,14 @@ func New(cfg Config) (*Model, error) {
 		if *x.acc, err = compileField(l, cfg.LNH, x.name); err != nil {
 			return nil, err
 		}
+		for _, c := range x.acc.chunks {
+			if pos := (chunk{off: c.off, fromEnd: c.fromEnd}); !slices.Contains(m.touched, pos) {
+				m.touched = append(m.touched, pos)
+			}
+		}
+	}
+	if len(m.touched) > maxTouched {
+		m.touched = nil
 	}
 	return m, nil
 }
@@ -76,7 +85,7 @@ func (m *Model) frame(pkt []byte) (int, error) {
 	if len(pkt) < header.LRHLen {
 		return 0, fmt.Errorf("packet is %d bytes, shorter than the %d-byte LRH", len(pkt), header.LRHLen)
 	}
-	if lnh := pkt[posLRHLNH] & 3; lnh != m.cfg.LNH {
+	if lnh := header.LNHOf(pkt); lnh != m.cfg.LNH {
 		return 0, fmt.Errorf("LRH byte 1: LNH=%d, but the model is configured for LNH=%d packets (layout %s)", lnh, m.cfg.LNH, m.layout.Name)
 	}
 	fr, err := header.FrameOf(pkt)
@@ -93,11 +102,8 @@ func (m *Model) frame(pkt []byte) (int, error) {
 // PacketID returns the packet id (the first argument of H) from the LRH SLID
 // and the BTH DestQP and PSN, by the configured id option.
 func (m *Model) PacketID(pkt []byte) uint32 {
-	b := pkt[m.bth:]
-	slid := binary.BigEndian.Uint16(pkt[posLRHSLID:])
-	destQP := uint32(b[posBTHDestQP])<<16 | uint32(b[posBTHDestQP+1])<<8 | uint32(b[posBTHDestQP+2])
-	psn := uint32(b[posBTHPSN])<<16 | uint32(b[posBTHPSN+1])<<8 | uint32(b[posBTHPSN+2])
-	return m.cfg.ID.ID(slid, destQP, psn)
+	bth := pkt[m.bth:]
+	return m.cfg.ID.ID(header.SLIDOf(pkt), header.DestQPOf(bth), header.PSNOf(bth))
 }
 
 func (m *Model) checkVCRC(pkt []byte, n int) error {
@@ -110,6 +116,34 @@ func (m *Model) checkVCRC(pkt []byte, n int) error {
 
 func (m *Model) writeVCRC(pkt []byte, n int) {
 	binary.LittleEndian.PutUint16(pkt[n:], header.VCRC(pkt[:n]))
+}
+
+// fieldBytes is the packet's field bytes (Model.touched) before a stage.
+type fieldBytes [maxTouched]byte
+
+func (m *Model) readFieldBytes(pkt []byte, n int, old *fieldBytes) {
+	for i, c := range m.touched {
+		old[i] = pkt[c.index(n)]
+	}
+}
+
+// patchVCRC brings a VCRC that was right when old was read up to date with
+// the field bytes changed since: a CRC is linear, so only the changed bytes
+// count (header.PatchVCRC), in time independent of the packet's length. The
+// result equals writeVCRC's.
+func (m *Model) patchVCRC(pkt []byte, n int, old *fieldBytes) {
+	if m.touched == nil {
+		m.writeVCRC(pkt, n)
+		return
+	}
+	for i, c := range m.touched {
+		if j := c.index(n); pkt[j] != old[i] {
+			if err := header.PatchVCRC(pkt, j, old[i:i+1]); err != nil {
+				m.writeVCRC(pkt, n) // not reached: j lies before the VCRC and PktLen is unchanged
+				return
+			}
+		}
+	}
 }
 
 // Send is the sender NIC (Alg. 2 and 5): every telemetry field 0, except that
@@ -175,8 +209,10 @@ type StageResult struct {
 // Stage is one switch (Alg. 3, 6, 8; docs/spec.md section 5): it rewrites the
 // telemetry fields of pkt in place for the packet leaving switch sw through
 // output port, whose congested bit is congested, drawing from the port's
-// generator g (nil with sender draws). It checks the incoming VCRC, recomputes
-// it, and changes nothing the ICRC covers. It does not allocate.
+// generator g (nil with sender draws). It checks the incoming VCRC, brings it
+// up to date (patched from the field bytes that changed, which equals
+// recomputing it over the packet), and changes nothing the ICRC covers. It
+// does not allocate.
 func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.Generator) (StageResult, error) {
 	var r StageResult
 	n, err := m.frame(pkt)
@@ -192,8 +228,10 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	if err := m.checkVCRC(pkt, n); err != nil {
 		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
 	}
-	if int(sw) > m.cfg.MaxSwitch || int(port) > m.cfg.MaxPort {
-		return r, fmt.Errorf("switch %d port %d: outside the configured fabric (switch IDs to %d, ports to %d)", sw, port, m.cfg.MaxSwitch, m.cfg.MaxPort)
+	var old fieldBytes
+	m.readFieldBytes(pkt, n, &old)
+	if err := m.checkLink(sw, port); err != nil {
+		return r, err
 	}
 	r.ID = m.PacketID(pkt)
 	r.Congested = congested
@@ -244,7 +282,7 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	} else if scheme != header.OneReservoir {
 		r.CongCount = m.count(pkt, n, &m.f.congCount, &m.f.congRand)
 	}
-	m.writeVCRC(pkt, n)
+	m.patchVCRC(pkt, n, &old)
 	return r, nil
 }
 
@@ -358,8 +396,8 @@ func (m *Model) Receive(pkt []byte) (Sample, error) {
 	if got := binary.LittleEndian.Uint32(pkt[icrcAt:]); got != want {
 		return s, fmt.Errorf("receiver NIC: ICRC %#08x does not match the packet (computed %#08x): an invariant field changed in flight", got, want)
 	}
-	s.SLID = binary.BigEndian.Uint16(pkt[posLRHSLID:])
-	s.DLID = binary.BigEndian.Uint16(pkt[posLRHDLID:])
+	s.SLID = header.SLIDOf(pkt)
+	s.DLID = header.DLIDOf(pkt)
 	s.ID = m.PacketID(pkt)
 	s.HopBit = uint8(m.f.hopBit.get(pkt, n))
 	s.CongBit = uint8(m.f.congBit.get(pkt, n))

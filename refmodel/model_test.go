@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -451,13 +452,21 @@ func TestSenderDraws(t *testing.T) {
 	}
 }
 
+// BenchmarkStage runs the switch stage on packets with a 64-byte payload,
+// and with a 4096-byte one (an MTU-size packet: the stage's cost would grow
+// with the packet if it recomputed the VCRC rather than patching it).
 func BenchmarkStage(b *testing.B) {
-	for _, c := range []Config{testConfigs()[2], testConfigs()[8], testConfigs()[11]} {
-		b.Run(c.Telemetry.Name(), func(b *testing.B) {
+	cs := testConfigs()
+	for _, x := range []struct {
+		c       Config
+		payload int
+	}{{cs[2], 64}, {cs[8], 64}, {cs[11], 64}, {cs[2], 4096}} {
+		c := x.c
+		b.Run(fmt.Sprintf("%s/%d", c.Telemetry.Name(), x.payload), func(b *testing.B) {
 			m := mustModel(b, c)
 			// A fresh packet from the sender every four hops, so sender
 			// draws are never spent and counts cycle as on real paths.
-			sent := testPacket(c.LNH, 1, 2, 3, 4, 64, footerOf(m))
+			sent := testPacket(c.LNH, 1, 2, 3, 4, x.payload, footerOf(m))
 			if err := m.Send(sent, c.NewSenderGenerator(1)); err != nil {
 				b.Fatal(err)
 			}

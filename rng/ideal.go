@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"math/bits"
+
+	"ibreservoir/internal/seed"
 )
 
 // Ideal is the reference generator: xoshiro128** (Blackman and Vigna, 2018)
@@ -33,13 +35,13 @@ func NewIdeal(seed uint64, maxL int) *Ideal {
 	return g
 }
 
-// splitMix64 is Steele, Lea and Flood's SplitMix64 output function.
+// splitMix64 is Steele, Lea and Flood's SplitMix64 generator: it returns the
+// next output from state *x and advances the state by the golden gamma
+// (docs/spec.md section 6; seed.Mix is the output function).
 func splitMix64(x *uint64) uint64 {
-	*x += 0x9E3779B97F4A7C15
-	z := *x
-	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
+	z := seed.Mix(*x)
+	*x += seed.Gamma
+	return z
 }
 
 // Next returns the next 32-bit output of xoshiro128**.

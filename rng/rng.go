@@ -46,6 +46,41 @@ func (s State) Hex(bits int) string {
 	return string(b)
 }
 
+// ParseState reads a state of bits bits written by Hex (most significant
+// digit first; fewer digits are zero-extended), refusing a digit that is not
+// hex and a set bit at or above bits.
+func ParseState(s string, bits int) (State, error) {
+	if bits < 0 || len(s) > (bits+3)/4+64 {
+		return nil, fmt.Errorf("state %q: %d hex digits for a %d-bit state", s, len(s), bits)
+	}
+	st := make(State, (bits+63)/64)
+	for i := range len(s) {
+		c := s[len(s)-1-i]
+		var nib uint64
+		switch {
+		case c >= '0' && c <= '9':
+			nib = uint64(c - '0')
+		case c >= 'a' && c <= 'f':
+			nib = uint64(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			nib = uint64(c-'A') + 10
+		default:
+			return nil, fmt.Errorf("state %q: %q is not a hex digit", s, c)
+		}
+		for b := range 4 {
+			if nib>>b&1 == 0 {
+				continue
+			}
+			if bit := 4*i + b; bit >= bits {
+				return nil, fmt.Errorf("state %q: bit %d is set, but the state has %d bits", s, bit, bits)
+			} else {
+				st[bit/64] |= 1 << (bit % 64)
+			}
+		}
+	}
+	return st, nil
+}
+
 // A Generator draws "zero with probability 1/l".
 type Generator interface {
 	// Name identifies the generator and its parameters, e.g. "lfsr-lut/b16".

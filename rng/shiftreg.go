@@ -100,6 +100,12 @@ func (g *ShiftReg) MaxL() int { return g.maxL }
 // Clocking returns the model and the free-running ratio P/Q (1/1 otherwise).
 func (g *ShiftReg) Clocking() (c Clocking, p, q uint64) { return g.clock, g.p, g.q }
 
+// Position returns the position of r_l's 0 (0: at the output), and Phase the
+// free-running model's draw count modulo Q (0 under the other models): what a
+// draw for l compares, for test vectors aimed at the register's wrap.
+func (g *ShiftReg) Position(l int) int { checkL(g, l); return g.pos[l] }
+func (g *ShiftReg) Phase() uint64      { return g.phase }
+
 func (g *ShiftReg) regBits() int   { return g.maxL * (g.maxL + 1) / 2 }
 func (g *ShiftReg) phaseBits() int { return bits.Len64(g.q - 1) }
 

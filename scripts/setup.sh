@@ -28,6 +28,9 @@ done
 # Verilator compiles its C++ model with a C++ compiler and make.
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
 command -v make >/dev/null 2>&1 || missing+=(make)
+# The C library (capi) builds with cgo's C compiler; its Python example runs on python3.
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 
 if ((${#missing[@]} > 0)); then
   echo "setup: installing ${missing[*]}"

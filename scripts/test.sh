@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The full test suite, as CI runs it (.ci/run calls this script).
 #   1. installs what the tests need and is missing (scripts/setup.sh);
-#   2. go vet, then every Go test (unit, golden, cross-check, co-simulation);
-#   3. every benchmark once (-benchtime 1x);
-#   4. every fuzz target for FUZZTIME (default 10s) each.
+#   2. go vet, then every Go test (unit, golden, cross-check, co-simulation,
+#      every documented command from a fresh clone: internal/e2e);
+#   3. the hostile-input suite (scripts/hostile.sh);
+#   4. every benchmark once (-benchtime 1x);
+#   5. every fuzz target for FUZZTIME (default 10s) each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +18,9 @@ go vet ./...
 
 echo "== go test"
 go test -count=1 -timeout 60m ./...
+
+echo "== hostile input (bad flags, crafted captures, interrupts, corrupt files)"
+./scripts/hostile.sh
 
 echo "== benchmarks (one iteration each, so that none rots; docs give the measured figures)"
 bench_log=$(mktemp)

@@ -1,6 +1,7 @@
 package vectors
 
 import (
+	"context"
 	"testing"
 
 	"ibreservoir/verilog"
@@ -19,7 +20,7 @@ func BenchmarkStageVectors(b *testing.B) {
 	sb := set.StateBytes()
 	var n, bytes int
 	b.ResetTimer()
-	err = set.StreamEncoded(func(vs []StageVector, dst []byte) []byte {
+	err = set.StreamEncoded(context.Background(), func(vs []StageVector, dst []byte) []byte {
 		for i := range vs {
 			dst = vs[i].AppendBinary(dst, sb)
 		}

@@ -1,12 +1,14 @@
 package vectors
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strings"
 
 	"ibreservoir/rng"
@@ -28,12 +30,12 @@ import (
 //	bits 1535..768   packet in: byte 0 in bits 1535..1528, zero after the last byte
 //	bits  767..0     packet out, the same way
 //
-// Binary (co-simulation): a 32-byte file header, then one record per vector,
+// Binary (co-simulation): a 40-byte file header, then one record per vector,
 // every integer little-endian, each record padded with zeros to 8 bytes:
 //
-//	file:   0 magic "IBRSTV01" | 8 u32 version (1) | 12 u32 state bytes S (8 per 64-bit
+//	file:   0 magic "IBRSTV01" | 8 u32 version (2) | 12 u32 state bytes S (8 per 64-bit
 //	        word of rng.State, 0 with sender draws) | 16 u32 field bits | 20 u32 state
-//	        bits | 24 u64 vector count
+//	        bits | 24 u64 vector count | 32 u64 configuration digest (ConfigDigest)
 //	record: 0 u16 packet length n | 2 u8 flags (as the hex flags) | 3 u8 port | 4 u16 switch
 //	        | 6 u8 diff count k | 7 u8 field after | 8 state in (S bytes, only when load)
 //	        | state out (S bytes) | packet in (n bytes) | k diffs of {u16 offset, u8 byte}
@@ -42,7 +44,8 @@ import (
 // bytes the model changed (BTH byte 4 and the VCRC). The testbench compares
 // every byte of the RTL's output with it.
 //
-// JSON Lines: one JSONVector object per line.
+// JSON Lines: one JSONVector object per line; every one-bit value (the
+// flags, the hash bit) is the integer 0 or 1.
 
 // Flags of the hex and binary formats.
 const (
@@ -64,10 +67,29 @@ const (
 // registers for l up to 16 (136 bits) and a free-running draw count.
 const MaxStateBits = 256
 
-// BinaryMagic starts a binary vector file.
-const BinaryMagic = "IBRSTV01"
-
-const binaryHeaderLen = 32
+// The binary format's file header and record head: BinaryMagic, then the
+// fields at these offsets (the testbench's C++ header, cosim/tb/ibr_vectors.h,
+// is generated from them).
+const (
+	BinaryMagic      = "IBRSTV01"
+	BinaryVersion    = 2
+	BinaryHeaderLen  = 40
+	BinPosVersion    = 8  // u32
+	BinPosStateBytes = 12 // u32 S
+	BinPosFieldBits  = 16 // u32
+	BinPosStateBits  = 20 // u32
+	BinPosCount      = 24 // u64
+	BinPosDigest     = 32 // u64
+	RecPosLen        = 0  // u16 packet length n
+	RecPosFlags      = 2  // u8
+	RecPosPort       = 3  // u8
+	RecPosSwitch     = 4  // u16
+	RecPosDiffs      = 6  // u8 diff count k
+	RecPosField      = 7  // u8 hop field after the stage
+	RecHeadLen       = 8  // then the states, the packet and the diffs
+	RecAlign         = 8  // records are padded to a multiple of this
+	DiffLen          = 3  // one diff: u16 offset, u8 byte
+)
 
 // Flags returns the vector's flag byte.
 func (v *StageVector) Flags() byte {
@@ -103,12 +125,12 @@ func stateBytes(st rng.State, n int) []byte {
 	return b
 }
 
-// HexHeader is the comment block that heads a hex file.
-func (s *StageSet) HexHeader() string {
+// HexHeader is the comment block that heads a hex file of count vectors.
+func (s *StageSet) HexHeader(count int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "// ibreservoir switch-stage vectors, $readmemh format: %d vectors of %d bits (%d hex digits), one per line.\n", len(s.Vectors), HexBits, HexDigits)
-	fmt.Fprintf(&b, "// Configuration: %s\n", s.Config.Model.String())
-	fmt.Fprintf(&b, "// Set seed %d; %d directed vectors, then %d random.\n", s.Config.Seed, s.Directed, len(s.Vectors)-s.Directed)
+	fmt.Fprintf(&b, "// ibreservoir switch-stage vectors, $readmemh format: %d vectors of %d bits (%d hex digits), one per line.\n", count, HexBits, HexDigits)
+	fmt.Fprintf(&b, "// Configuration: %s (digest %s); packets local and global.\n", s.configString(), DigestString(s.Digest))
+	fmt.Fprintf(&b, "// Set seed %d; %d directed vectors, then %d random.\n", s.Config.Seed, s.Directed, count-s.Directed)
 	for _, l := range []string{
 		"bits 2095..2088  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global (LNH=3), 1..0 zero",
 		"bits 2087..2072  switch ID",
@@ -150,9 +172,18 @@ func (v *StageVector) AppendHex(dst []byte) []byte {
 	return dst
 }
 
+// configString is the configuration as the hex header states it: the
+// model's, without the LNH (the set holds both) and the seed (stated apart).
+func (s *StageSet) configString() string {
+	mc := s.Config.Model
+	mc.Seed = s.Config.Seed
+	str := mc.String()
+	return strings.Replace(str, fmt.Sprintf(" lnh=%d", mc.LNH), "", 1)
+}
+
 // WriteHex writes the set in the hex format.
 func (s *StageSet) WriteHex(w io.Writer) error {
-	if _, err := io.WriteString(w, s.HexHeader()); err != nil {
+	if _, err := io.WriteString(w, s.HexHeader(len(s.Vectors))); err != nil {
 		return err
 	}
 	var buf []byte
@@ -171,25 +202,26 @@ func (s *StageSet) StateBytes() int { return 8 * ((s.StateBits + 63) / 64) }
 
 // BinaryHeader returns the binary file header for count vectors.
 func (s *StageSet) BinaryHeader(count int) []byte {
-	h := make([]byte, binaryHeaderLen)
+	h := make([]byte, BinaryHeaderLen)
 	copy(h, BinaryMagic)
-	binary.LittleEndian.PutUint32(h[8:], 1)
-	binary.LittleEndian.PutUint32(h[12:], uint32(s.StateBytes()))
-	binary.LittleEndian.PutUint32(h[16:], uint32(s.FieldBits))
-	binary.LittleEndian.PutUint32(h[20:], uint32(s.StateBits))
-	binary.LittleEndian.PutUint64(h[24:], uint64(count))
+	binary.LittleEndian.PutUint32(h[BinPosVersion:], BinaryVersion)
+	binary.LittleEndian.PutUint32(h[BinPosStateBytes:], uint32(s.StateBytes()))
+	binary.LittleEndian.PutUint32(h[BinPosFieldBits:], uint32(s.FieldBits))
+	binary.LittleEndian.PutUint32(h[BinPosStateBits:], uint32(s.StateBits))
+	binary.LittleEndian.PutUint64(h[BinPosCount:], uint64(count))
+	binary.LittleEndian.PutUint64(h[BinPosDigest:], s.Digest)
 	return h
 }
 
 // AppendBinary appends the vector's binary record; sb is the state width in bytes.
 func (v *StageVector) AppendBinary(dst []byte, sb int) []byte {
 	start := len(dst)
-	var hdr [8]byte
-	binary.LittleEndian.PutUint16(hdr[0:], uint16(len(v.In)))
-	hdr[2] = v.Flags()
-	hdr[3] = v.Port
-	binary.LittleEndian.PutUint16(hdr[4:], v.Switch)
-	hdr[7] = byte(v.FieldOut)
+	var hdr [RecHeadLen]byte
+	binary.LittleEndian.PutUint16(hdr[RecPosLen:], uint16(len(v.In)))
+	hdr[RecPosFlags] = v.Flags()
+	hdr[RecPosPort] = v.Port
+	binary.LittleEndian.PutUint16(hdr[RecPosSwitch:], v.Switch)
+	hdr[RecPosField] = byte(v.FieldOut)
 	k := 0
 	dst = append(dst, hdr[:]...)
 	if sb > 0 {
@@ -205,8 +237,8 @@ func (v *StageVector) AppendBinary(dst []byte, sb int) []byte {
 			k++
 		}
 	}
-	dst[start+6] = byte(k)
-	for (len(dst)-start)%8 != 0 {
+	dst[start+RecPosDiffs] = byte(k)
+	for (len(dst)-start)%RecAlign != 0 {
 		dst = append(dst, 0)
 	}
 	return dst
@@ -239,39 +271,44 @@ func (s *StageSet) WriteBinary(w io.Writer) error {
 }
 
 // JSONVector is the JSON Lines form of a switch-stage vector. Byte strings and
-// states are lowercase hex; states most significant digit first (rng.State.Hex).
+// states are lowercase hex; states most significant digit first (rng.State.Hex);
+// one-bit values are the integers 0 and 1.
 type JSONVector struct {
-	Index     int    `json:"index"`
-	Case      string `json:"case"`
-	LNH       uint8  `json:"lnh"`
-	Switch    uint16 `json:"switch"`
-	Port      uint8  `json:"port"`
-	Congested bool   `json:"congested"`
-	Load      bool   `json:"load"`
-	StateIn   string `json:"state_in,omitempty"`
-	StateOut  string `json:"state_out,omitempty"`
-	In        string `json:"in"`
-	Out       string `json:"out"`
-	ID        uint32 `json:"id"`
-	D         uint32 `json:"d"`
-	Hash      uint8  `json:"hash"`
-	L         int    `json:"l"`
-	FieldIn   uint64 `json:"field_in"`
-	FieldOut  uint64 `json:"field_out"`
-	Replace   bool   `json:"replace"`
-	Saturated bool   `json:"saturated"`
+	Index     int      `json:"index"`
+	Case      string   `json:"case"`
+	LNH       uint8    `json:"lnh"`
+	Switch    uint16   `json:"switch"`
+	Port      uint8    `json:"port"`
+	Congested uint8    `json:"congested"`
+	Load      uint8    `json:"load"`
+	StateIn   string   `json:"state_in,omitempty"`
+	StateOut  string   `json:"state_out,omitempty"`
+	In        string   `json:"in"`
+	Out       string   `json:"out"`
+	ID        uint32   `json:"id"`
+	D         uint32   `json:"d"`
+	Hash      uint8    `json:"hash"`
+	L         int      `json:"l"`
+	FieldIn   uint64   `json:"field_in"`
+	FieldOut  uint64   `json:"field_out"`
+	Replace   uint8    `json:"replace"`
+	Saturated uint8    `json:"saturated"`
+	Edges     []string `json:"edges,omitempty"` // the comparator edges the draw sits on (edges.go)
 }
 
 // JSON returns the vector's JSON Lines form.
-func (v *StageVector) JSON(stateBits int) JSONVector {
+func (s *StageSet) JSON(v *StageVector) JSONVector {
 	j := JSONVector{
-		Index: v.Index, Case: v.Case, LNH: v.LNH(), Switch: v.Switch, Port: v.Port, Congested: v.Congested, Load: v.Load,
+		Index: v.Index, Case: v.Case, LNH: v.LNH(), Switch: v.Switch, Port: v.Port, Congested: bit(v.Congested), Load: bit(v.Load),
 		In: hex.EncodeToString(v.In), Out: hex.EncodeToString(v.Out),
 		ID: v.Result.ID, D: v.Result.D, Hash: v.Result.HashBit, L: v.Result.HopL,
-		FieldIn: v.FieldIn, FieldOut: v.FieldOut, Replace: v.Result.HopReplaced, Saturated: v.Result.HopSaturated,
+		FieldIn: v.FieldIn, FieldOut: v.FieldOut, Replace: bit(v.Result.HopReplaced), Saturated: bit(v.Result.HopSaturated),
 	}
-	if stateBits > 0 {
-		j.StateIn, j.StateOut = v.StateIn.Hex(stateBits), v.StateOut.Hex(stateBits)
+	if s.StateBits > 0 {
+		j.StateIn, j.StateOut = v.StateIn.Hex(s.StateBits), v.StateOut.Hex(s.StateBits)
+	}
+	for m := v.Edges; m != 0; m &= m - 1 {
+		j.Edges = append(j.Edges, s.edges.list[bits.TrailingZeros64(m)].String())
 	}
 	return j
 }
@@ -280,7 +317,7 @@ func (v *StageVector) JSON(stateBits int) JSONVector {
 func (s *StageSet) WriteJSONL(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	for i := range s.Vectors {
-		if err := enc.Encode(s.Vectors[i].JSON(s.StateBits)); err != nil {
+		if err := enc.Encode(s.JSON(&s.Vectors[i])); err != nil {
 			return err
 		}
 	}
@@ -299,29 +336,53 @@ type BinaryRecord struct {
 	Out      []byte // In with the diffs applied
 }
 
+// BinaryFileHeader is the decoded header of a binary vector file.
+type BinaryFileHeader struct {
+	StateBytes, FieldBits, StateBits int
+	Count                            uint64
+	Digest                           uint64 // ConfigDigest of the configuration
+}
+
+// ReadBinaryHeader decodes and checks the header at the start of b.
+func ReadBinaryHeader(b []byte) (BinaryFileHeader, error) {
+	var h BinaryFileHeader
+	if len(b) < BinaryHeaderLen {
+		return h, fmt.Errorf("binary vectors: %d bytes, shorter than the %d-byte header", len(b), BinaryHeaderLen)
+	}
+	if string(b[:len(BinaryMagic)]) != BinaryMagic {
+		return h, fmt.Errorf("binary vectors: magic %q, want %q", b[:len(BinaryMagic)], BinaryMagic)
+	}
+	if v := binary.LittleEndian.Uint32(b[BinPosVersion:]); v != BinaryVersion {
+		return h, fmt.Errorf("binary vectors (byte %d): version %d, want %d (regenerate the file with this ibreservoir)", BinPosVersion, v, BinaryVersion)
+	}
+	h.StateBytes = int(binary.LittleEndian.Uint32(b[BinPosStateBytes:]))
+	if h.StateBytes%8 != 0 || h.StateBytes > MaxStateBits/8 {
+		return h, fmt.Errorf("binary vectors (byte %d): state of %d bytes, want a multiple of 8 up to %d", BinPosStateBytes, h.StateBytes, MaxStateBits/8)
+	}
+	h.FieldBits = int(binary.LittleEndian.Uint32(b[BinPosFieldBits:]))
+	if h.FieldBits < 1 || h.FieldBits > 8 {
+		return h, fmt.Errorf("binary vectors (byte %d): field of %d bits, want 1..8", BinPosFieldBits, h.FieldBits)
+	}
+	h.StateBits = int(binary.LittleEndian.Uint32(b[BinPosStateBits:]))
+	if h.StateBits > 8*h.StateBytes {
+		return h, fmt.Errorf("binary vectors (byte %d): state of %d bits in %d bytes", BinPosStateBits, h.StateBits, h.StateBytes)
+	}
+	h.Count = binary.LittleEndian.Uint64(b[BinPosCount:])
+	h.Digest = binary.LittleEndian.Uint64(b[BinPosDigest:])
+	return h, nil
+}
+
 // ReadBinary decodes a binary vector file, checking every length and offset.
 // Its errors name the record and the byte offset in the file.
-func ReadBinary(b []byte) (stateBytes, fieldBits int, recs []BinaryRecord, err error) {
-	if len(b) < binaryHeaderLen {
-		return 0, 0, nil, fmt.Errorf("binary vectors: %d bytes, shorter than the %d-byte header", len(b), binaryHeaderLen)
+func ReadBinary(b []byte) (BinaryFileHeader, []BinaryRecord, error) {
+	h, err := ReadBinaryHeader(b)
+	if err != nil {
+		return h, nil, err
 	}
-	if string(b[:8]) != BinaryMagic {
-		return 0, 0, nil, fmt.Errorf("binary vectors: magic %q, want %q", b[:8], BinaryMagic)
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != 1 {
-		return 0, 0, nil, fmt.Errorf("binary vectors: version %d, want 1", v)
-	}
-	sb := int(binary.LittleEndian.Uint32(b[12:]))
-	if sb%8 != 0 || sb > MaxStateBits/8 {
-		return 0, 0, nil, fmt.Errorf("binary vectors (byte 12): state of %d bytes, want a multiple of 8 up to %d", sb, MaxStateBits/8)
-	}
-	fieldBits = int(binary.LittleEndian.Uint32(b[16:]))
-	if fieldBits < 1 || fieldBits > 8 {
-		return 0, 0, nil, fmt.Errorf("binary vectors (byte 16): field of %d bits, want 1..8", fieldBits)
-	}
-	count := binary.LittleEndian.Uint64(b[24:])
-	off := binaryHeaderLen
-	for i := uint64(0); i < count; i++ {
+	sb := h.StateBytes
+	var recs []BinaryRecord
+	off := BinaryHeaderLen
+	for i := uint64(0); i < h.Count; i++ {
 		start := off
 		need := func(n int) error {
 			if len(b)-off < n {
@@ -329,32 +390,32 @@ func ReadBinary(b []byte) (stateBytes, fieldBits int, recs []BinaryRecord, err e
 			}
 			return nil
 		}
-		if err := need(8); err != nil {
-			return 0, 0, nil, err
+		if err := need(RecHeadLen); err != nil {
+			return h, nil, err
 		}
-		n := int(binary.LittleEndian.Uint16(b[off:]))
-		r := BinaryRecord{Flags: b[off+2], Port: b[off+3], Switch: binary.LittleEndian.Uint16(b[off+4:]), FieldOut: b[off+7]}
-		k := int(b[off+6])
-		if n < 26 || n > MaxPacket {
-			return 0, 0, nil, fmt.Errorf("binary vectors: record %d (byte %d): packet of %d bytes, want 26..%d", i, start, n, MaxPacket)
+		n := int(binary.LittleEndian.Uint16(b[off+RecPosLen:]))
+		r := BinaryRecord{Flags: b[off+RecPosFlags], Port: b[off+RecPosPort], Switch: binary.LittleEndian.Uint16(b[off+RecPosSwitch:]), FieldOut: b[off+RecPosField]}
+		k := int(b[off+RecPosDiffs])
+		if n < MinPacket || n > MaxPacket {
+			return h, nil, fmt.Errorf("binary vectors: record %d (byte %d): packet of %d bytes, want %d..%d", i, start, n, MinPacket, MaxPacket)
 		}
-		off += 8
+		off += RecHeadLen
 		if sb > 0 {
 			if r.Flags&FlagLoad != 0 {
 				if err := need(sb); err != nil {
-					return 0, 0, nil, err
+					return h, nil, err
 				}
 				r.StateIn = b[off : off+sb]
 				off += sb
 			}
 			if err := need(sb); err != nil {
-				return 0, 0, nil, err
+				return h, nil, err
 			}
 			r.StateOut = b[off : off+sb]
 			off += sb
 		}
-		if err := need(n + 3*k); err != nil {
-			return 0, 0, nil, err
+		if err := need(n + DiffLen*k); err != nil {
+			return h, nil, err
 		}
 		r.In = b[off : off+n]
 		off += n
@@ -362,22 +423,22 @@ func ReadBinary(b []byte) (stateBytes, fieldBits int, recs []BinaryRecord, err e
 		for j := range k {
 			o := int(binary.LittleEndian.Uint16(b[off:]))
 			if o >= n {
-				return 0, 0, nil, fmt.Errorf("binary vectors: record %d (byte %d): diff %d at offset %d, beyond the %d-byte packet", i, off, j, o, n)
+				return h, nil, fmt.Errorf("binary vectors: record %d (byte %d): diff %d at offset %d, beyond the %d-byte packet", i, off, j, o, n)
 			}
 			r.Out[o] = b[off+2]
-			off += 3
+			off += DiffLen
 		}
-		pad := -(off - start) & 7
+		pad := -(off - start) & (RecAlign - 1)
 		if err := need(pad); err != nil {
-			return 0, 0, nil, err
+			return h, nil, err
 		}
 		off += pad
 		recs = append(recs, r)
 	}
 	if off != len(b) {
-		return 0, 0, nil, fmt.Errorf("binary vectors: %d bytes after the %d records (byte %d)", len(b)-off, count, off)
+		return h, nil, fmt.Errorf("binary vectors: %d bytes after the %d records (byte %d): the header's count is wrong or the file is not one set", len(b)-off, h.Count, off)
 	}
-	return sb, fieldBits, recs, nil
+	return h, recs, nil
 }
 
 // ReadJSONL decodes JSON Lines vectors, refusing unknown fields; its errors
@@ -406,36 +467,34 @@ func ReadJSONL(r io.Reader) ([]JSONVector, error) {
 
 // WriteStageBinary generates cfg's vectors and writes them in the binary
 // format as they are made, in bounded memory whatever their number, and
-// returns how many it wrote. The bytes equal GenerateStage's WriteBinary.
-func WriteStageBinary(w io.Writer, cfg StageConfig) (int, error) {
+// returns the set (its Counts and EdgeCoverage). The bytes equal
+// GenerateStage's WriteBinary. It stops with ctx's error when ctx is done.
+func WriteStageBinary(ctx context.Context, w io.Writer, cfg StageConfig) (*StageSet, error) {
 	set, err := NewStageSet(cfg)
 	if err != nil {
-		return 0, err
-	}
-	// The header holds the count: the directed cases are counted first.
-	d := &directed{set: set}
-	if err := d.all(); err != nil {
-		return 0, err
-	}
-	total := len(d.out) + cfg.Random
-	if _, err := w.Write(set.BinaryHeader(total)); err != nil {
-		return 0, err
+		return nil, err
 	}
 	set.Reuse = true
 	sb := set.StateBytes()
-	n := 0
-	err = set.StreamEncoded(func(vs []StageVector, dst []byte) []byte {
+	first := true
+	err = set.StreamEncoded(ctx, func(vs []StageVector, dst []byte) []byte {
 		for i := range vs {
 			dst = vs[i].AppendBinary(dst, sb)
 		}
 		return dst
 	}, func(p []byte) error {
+		if first {
+			// The header holds the count: the directed cases come first.
+			first = false
+			if _, err := w.Write(set.BinaryHeader(set.Directed + cfg.Random)); err != nil {
+				return err
+			}
+		}
 		_, err := w.Write(p)
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n = total
-	return n, nil
+	return set, nil
 }

@@ -1,22 +1,12 @@
 package vectors
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
-	"runtime"
-	"sort"
-	"time"
 
-	"ibreservoir/capture"
 	"ibreservoir/hash"
 	"ibreservoir/header"
-	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cpu"
 	"ibreservoir/refmodel"
 	"ibreservoir/verilog"
@@ -29,29 +19,98 @@ type FileHash struct {
 	SHA256 string `json:"sha256"`
 }
 
+// Set kinds: the directory under the output root each kind of set lives in.
+const (
+	KindStage = "stage" // switch-stage vectors in every format
+	KindPath  = "path"  // whole-path vectors
+	KindBulk  = "bulk"  // switch-stage vectors in the binary format only (vectors --bulk)
+)
+
 // Manifest describes a written vector set. Everything but CPU and GoVersion
 // depends on the set's configuration alone.
 type Manifest struct {
-	Tool      string          `json:"tool"`
-	Version   string          `json:"version"`
-	Kind      string          `json:"kind"` // "stage" or "path"
-	Name      string          `json:"name"`
-	Seed      uint64          `json:"seed"`
-	Config    refmodel.Config `json:"config"`
-	RTL       string          `json:"rtl_module,omitempty"` // stage sets: the verilog wrapper the vectors are for
-	Counts    map[string]int  `json:"counts"`
-	Files     []FileHash      `json:"files"`
-	CPU       cpu.Provenance  `json:"cpu"`
-	GoVersion string          `json:"go_version"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"` // KindStage, KindPath or KindBulk
+	Name    string `json:"name"`
+	Seed    uint64 `json:"seed"`
+	// Config is the model configuration (refmodel.Config's JSON form). A
+	// switch-stage set holds local and global packets through one stage, so
+	// its "lnh" lists the LNHs its packets carry, [2, 3], where a path set's
+	// is the one LNH of its packets.
+	Config       json.RawMessage `json:"config"`
+	ConfigDigest string          `json:"config_digest,omitempty"` // switch-stage sets: ConfigDigest, 16 hex digits
+	RTL          string          `json:"rtl_module,omitempty"`    // switch-stage sets: the verilog wrapper the vectors are for
+	Counts       map[string]int  `json:"counts"`
+	Edges        *EdgeCoverage   `json:"edges,omitempty"` // switch-stage sets: comparator-edge coverage
+	// Replay is set on a set of given packets (StageConfig.Replay), which
+	// makes no claim to cover the bins and edges the generated sets cover.
+	Replay bool `json:"replay,omitempty"`
+	Files        []FileHash      `json:"files"`
+	CPU          cpu.Provenance  `json:"cpu"`
+	GoVersion    string          `json:"go_version"`
 }
+
+// ModelConfig returns the manifest's model configuration (LNH 0 for a
+// switch-stage set, which holds both).
+func (m *Manifest) ModelConfig() (refmodel.Config, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(m.Config, &raw); err != nil {
+		return refmodel.Config{}, fmt.Errorf("manifest of %s/%s: config: %w", m.Kind, m.Name, err)
+	}
+	if m.Kind != KindPath {
+		delete(raw, "lnh")
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return refmodel.Config{}, err
+	}
+	var c refmodel.Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("manifest of %s/%s: %w", m.Kind, m.Name, err)
+	}
+	return c, nil
+}
+
+// RTLConfig returns the RTL configuration of a switch-stage set's manifest
+// (pipeline depth 2: the vectors do not depend on it), checked against the
+// manifest's configuration digest.
+func (m *Manifest) RTLConfig() (verilog.Config, error) {
+	if m.Kind != KindStage && m.Kind != KindBulk {
+		return verilog.Config{}, fmt.Errorf("manifest of %s/%s: a %s set has no RTL configuration", m.Kind, m.Name, m.Kind)
+	}
+	mc, err := m.ModelConfig()
+	if err != nil {
+		return verilog.Config{}, err
+	}
+	c := verilog.DefaultConfig()
+	c.Hash, c.Generator, c.CountBits, c.SenderL, c.ID, c.Link = mc.Hash, mc.Generator, mc.Telemetry.CountBits, mc.Telemetry.SenderL, mc.ID, mc.Link
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("manifest of %s/%s: %w", m.Kind, m.Name, err)
+	}
+	if d := DigestString(ConfigDigest(c.ModelConfig(0, 0))); d != m.ConfigDigest {
+		return c, fmt.Errorf("manifest of %s/%s: config_digest %s, but its configuration's digest is %s", m.Kind, m.Name, m.ConfigDigest, d)
+	}
+	return c, nil
+}
+
+// DigestString is a configuration digest as manifests write it.
+func DigestString(d uint64) string { return fmt.Sprintf("%016x", d) }
 
 // A SetSpec is one vector set to write.
 type SetSpec struct {
-	Kind  string // "stage" or "path"
+	Kind  string // KindStage, KindPath or KindBulk
 	Name  string // directory name under the kind
 	Stage StageConfig
 	Path  PathConfig
-	RTL   verilog.Config // stage sets
+	RTL   verilog.Config // switch-stage and bulk sets
+}
+
+// StageSetSpec is the switch-stage set of RTL configuration c: all its
+// formats (KindStage), or the binary form alone (KindBulk).
+func StageSetSpec(kind string, c verilog.Config, seed uint64, random int) SetSpec {
+	return SetSpec{Kind: kind, Name: c.Name(), RTL: c,
+		Stage: StageConfig{Model: c.ModelConfig(header.LNHLocal, seed), Seed: seed, Random: random}}
 }
 
 // Dir is the set's directory under root.
@@ -145,195 +204,11 @@ func ident(s string) string {
 func DefaultSets(seed uint64, random, paths int) []SetSpec {
 	var ss []SetSpec
 	for _, c := range RTLMatrix() {
-		ss = append(ss, SetSpec{Kind: "stage", Name: c.Name(), RTL: c,
-			Stage: StageConfig{Model: c.ModelConfig(header.LNHLocal, seed), Seed: seed, Random: random}})
+		ss = append(ss, StageSetSpec(KindStage, c, seed, random))
 	}
 	for _, m := range PathModels() {
 		m.Seed = seed
-		ss = append(ss, SetSpec{Kind: "path", Name: pathName(m), Path: PathConfig{Model: m, Seed: seed, Random: paths}})
+		ss = append(ss, SetSpec{Kind: KindPath, Name: pathName(m), Path: PathConfig{Model: m, Seed: seed, Random: paths}})
 	}
 	return ss
-}
-
-// pcapEpoch is the timestamp of a set's first packet; packet i is i
-// microseconds later, so the files depend on nothing but the vectors.
-var pcapEpoch = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func pcapBytes(pkts [][]byte) ([]byte, error) {
-	var b bytes.Buffer
-	w, err := capture.NewWriter(&b)
-	if err != nil {
-		return nil, err
-	}
-	for i, p := range pkts {
-		if err := w.WritePacket(pcapEpoch.Add(time.Duration(i)*time.Microsecond), p); err != nil {
-			return nil, err
-		}
-	}
-	return b.Bytes(), nil
-}
-
-// Files returns the set's files, generated in memory: for a stage set
-// stage.hex, stage.jsonl, stage.bin, stage_in.pcap, stage_out.pcap; for a
-// path set path.jsonl and path.pcap. counts summarizes the vectors.
-func (s SetSpec) Files() (files []verilog.File, counts map[string]int, err error) {
-	render := func(name string, f func(io.Writer) error) {
-		if err != nil {
-			return
-		}
-		var b bytes.Buffer
-		w := bufio.NewWriter(&b)
-		if err = f(w); err == nil {
-			err = w.Flush()
-		}
-		files = append(files, verilog.File{Name: name, Data: b.Bytes()})
-	}
-	switch s.Kind {
-	case "stage":
-		set, e := GenerateStage(s.Stage)
-		if e != nil {
-			return nil, nil, e
-		}
-		render("stage.hex", set.WriteHex)
-		render("stage.jsonl", set.WriteJSONL)
-		render("stage.bin", set.WriteBinary)
-		var in, out [][]byte
-		for i := range set.Vectors {
-			in, out = append(in, set.Vectors[i].In), append(out, set.Vectors[i].Out)
-		}
-		for _, p := range []struct {
-			name string
-			pkts [][]byte
-		}{{"stage_in.pcap", in}, {"stage_out.pcap", out}} {
-			if err != nil {
-				break
-			}
-			var b []byte
-			if b, err = pcapBytes(p.pkts); err == nil {
-				files = append(files, verilog.File{Name: p.name, Data: b})
-			}
-		}
-		counts = set.Counts()
-	case "path":
-		ps, e := GeneratePaths(s.Path)
-		if e != nil {
-			return nil, nil, e
-		}
-		render("path.jsonl", ps.WriteJSONL)
-		if err == nil {
-			var b []byte
-			if b, err = pcapBytes(ps.Packets()); err == nil {
-				files = append(files, verilog.File{Name: "path.pcap", Data: b})
-			}
-		}
-		counts = ps.Counts()
-	default:
-		return nil, nil, fmt.Errorf("vector set %s: kind %q (want stage or path)", s.Name, s.Kind)
-	}
-	return files, counts, err
-}
-
-// Counts summarizes a stage set for its manifest.
-func (s *StageSet) Counts() map[string]int {
-	c := map[string]int{"vectors": len(s.Vectors), "directed": s.Directed, "random": len(s.Vectors) - s.Directed}
-	for i := range s.Vectors {
-		v := &s.Vectors[i]
-		if v.LNH() == header.LNHGlobal {
-			c["global"]++
-		} else {
-			c["local"]++
-		}
-		if v.Result.HopReplaced {
-			c["replace"]++
-		} else {
-			c["keep"]++
-		}
-		if v.Congested {
-			c["congested"]++
-		}
-		if v.Result.HopSaturated {
-			c["saturated"]++
-		}
-	}
-	return c
-}
-
-// Counts summarizes a path set for its manifest.
-func (ps *PathSet) Counts() map[string]int {
-	c := map[string]int{"paths": len(ps.Vectors), "directed": ps.Directed, "random": len(ps.Vectors) - ps.Directed}
-	for _, v := range ps.Vectors {
-		c["hops"] += len(v.Hops)
-		c["packets"] += 1 + len(v.Hops)
-	}
-	return c
-}
-
-// Write generates the set and writes its files and manifest.json into its
-// directory under root, each file whole or not at all.
-func (s SetSpec) Write(root, version string) (*Manifest, error) {
-	files, counts, err := s.Files()
-	if err != nil {
-		return nil, fmt.Errorf("vector set %s/%s: %w", s.Kind, s.Name, err)
-	}
-	m := &Manifest{Tool: "ibreservoir", Version: version, Kind: s.Kind, Name: s.Name, Counts: counts,
-		CPU: cpu.Describe(), GoVersion: runtime.Version()}
-	if s.Kind == "stage" {
-		m.Seed, m.Config, m.RTL = s.Stage.Seed, s.Stage.Model, s.RTL.Module()
-	} else {
-		m.Seed, m.Config = s.Path.Seed, s.Path.Model
-	}
-	dir := s.Dir(root)
-	for _, f := range files {
-		sum := sha256.Sum256(f.Data)
-		m.Files = append(m.Files, FileHash{Name: f.Name, Bytes: len(f.Data), SHA256: hex.EncodeToString(sum[:])})
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.Name), f.Data); err != nil {
-			return nil, err
-		}
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "manifest.json"), append(b, '\n')); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// WriteAll writes every set under root, several at once, and an index.json
-// listing them with their files' SHA-256; the output depends only on the
-// sets, not on the order the work finished in.
-func WriteAll(root, version string, sets []SetSpec) ([]*Manifest, error) {
-	ms := make([]*Manifest, len(sets))
-	errs := make([]error, len(sets))
-	parallel(len(sets), func(i int) { ms[i], errs[i] = sets[i].Write(root, version) })
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	type entry struct {
-		Kind  string     `json:"kind"`
-		Name  string     `json:"name"`
-		Files []FileHash `json:"files"`
-	}
-	idx := struct {
-		Tool    string  `json:"tool"`
-		Version string  `json:"version"`
-		Sets    []entry `json:"sets"`
-	}{Tool: "ibreservoir", Version: version}
-	for _, m := range ms {
-		idx.Sets = append(idx.Sets, entry{m.Kind, m.Name, m.Files})
-	}
-	sort.SliceStable(idx.Sets, func(i, j int) bool {
-		if idx.Sets[i].Kind != idx.Sets[j].Kind {
-			return idx.Sets[i].Kind > idx.Sets[j].Kind // stage, then path
-		}
-		return false
-	})
-	b, err := json.MarshalIndent(idx, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return ms, atomicfile.WriteFile(filepath.Join(root, "index.json"), append(b, '\n'))
 }

@@ -7,20 +7,27 @@
 //     output packet, generator state out and what the stage decided. Directed
 //     cases cover every hop count including saturation, every overwrite/keep
 //     decision, congested and not, PSN 0 and its wrap, the largest switch IDs
-//     and ports, and the ideal generator's rejection path; seeded random cases
-//     follow.
+//     and ports, the ideal generator's rejection path, and every comparator
+//     edge of the generator (edges.go); seeded random cases follow, in chains
+//     of their own for each configuration.
 //   - whole-path vectors: a packet from the sender NIC through l switches to
 //     the receiver's decoded sample, for every scheme (full-ID, two-reservoir,
 //     one-reservoir).
 //
 // Every vector comes from refmodel's Stage, Send, Receive; nothing here
-// re-implements the scheme. The formats ($readmemh hex, JSON Lines, a compact
-// binary form for co-simulation, ERF pcap) are documented in format.go and
-// docs/rtl.md.
+// re-implements the scheme. The packets are valid IBA transport packets
+// (packet.go). The formats ($readmemh hex, JSON Lines, a compact binary form
+// for co-simulation, ERF pcap) are documented in format.go and docs/rtl.md;
+// sets are streamed to disk in bounded memory and a vector directory is
+// rewritten as a unit (write.go, outdir.go).
 package vectors
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -38,16 +45,39 @@ import (
 // largest).
 const MaxPacket = 96
 
+// MinPacket is the shortest packet a vector can hold: a local packet's
+// headers, ICRC and VCRC with no payload.
+const MinPacket = header.LRHLen + header.BTHLen + header.ICRCLen + header.VCRCLen
+
 // MaxPayload is the largest payload of a random packet: enough for every
 // pad count and for packets of 4 to 7 words (local) or 9 to 12 (global) on
 // the RTL's 64-bit datapath, so that the VCRC lands in either lane.
 const MaxPayload = 28
 
-// Seed tags (seed.Derive) of the vector generator's own streams.
+// Seed tags (seed.Derive) of the vector generator's own streams. Each stream
+// also takes the configuration's digest (ConfigDigest), so that every
+// configuration, each hash included, has its own packets, links and
+// generator chains.
 const (
 	seedTagChain  uint64 = 0x7665637463686e // random chain k: packets, links, generator
 	seedTagDirect uint64 = 0x7665636469726374
 )
+
+// ConfigDigest identifies the model configuration a set of switch-stage
+// vectors is for: the first 8 bytes (big-endian) of the SHA-256 of the
+// configuration's JSON form (refmodel.Config.MarshalJSON) with its seed and
+// LNH zeroed, the two fields a stage set does not depend on. Binary vector
+// files, manifests and index.json carry it; verify checks it against the RTL
+// it runs.
+func ConfigDigest(mc refmodel.Config) uint64 {
+	mc.Seed, mc.LNH = 0, 0
+	b, err := json.Marshal(mc)
+	if err != nil {
+		panic(fmt.Sprintf("vectors: configuration %s does not marshal: %v", mc, err)) // every field is a plain value
+	}
+	sum := sha256.Sum256(b)
+	return binary.BigEndian.Uint64(sum[:8])
+}
 
 // ChainLen is the number of random vectors that share one port's generator:
 // each chain is one output port (switch, port) seeded afresh, and its vectors
@@ -64,6 +94,22 @@ type StageConfig struct {
 	Model  refmodel.Config
 	Seed   uint64
 	Random int // seeded random vectors after the directed ones
+	// Replay, when set, makes the set of these packets alone, in order (no
+	// directed or random vectors): packets a testbench reported, replayed
+	// through the model as vectors (ibreservoir stage).
+	Replay []Replay
+}
+
+// A Replay is one given packet through one switch stage: the packet's bytes,
+// the switch and output port it leaves by, the port's congested bit, and the
+// port's generator state before it (empty with sender draws).
+type Replay struct {
+	Name      string
+	In        []byte
+	Switch    uint16
+	Port      uint8
+	Congested bool
+	State     rng.State
 }
 
 // A StageVector is one packet through one switch stage.
@@ -82,23 +128,39 @@ type StageVector struct {
 	Result   refmodel.StageResult
 	FieldIn  uint64 // hop_count or hop_rand before the stage
 	FieldOut uint64 // and after
+	Edges    uint64 // the comparator edges the draw sits on (bit i: the set's EdgeList()[i])
 }
 
-// LNH returns the packet's LNH (LRH byte 1 bits 1..0).
-func (v *StageVector) LNH() uint8 { return v.In[1] & 3 }
+// LNH returns the packet's LNH.
+func (v *StageVector) LNH() uint8 { return lnhOf(v.In) }
+
+// lnhOf reads a packet's LNH: LRH byte 1 (header.LRHPosSL) bits 1..0.
+func lnhOf(pkt []byte) uint8 { return pkt[header.LRHPosSL] & 3 }
+
+// modelOf is the index of the model (local, global) a packet goes through.
+func modelOf(pkt []byte) int { return b2i(lnhOf(pkt) == header.LNHGlobal) }
 
 // StageSet is a generated set of switch-stage vectors.
 type StageSet struct {
 	Config    StageConfig
 	Vectors   []StageVector
-	StateBits int // generator state width (0 with sender draws)
-	Directed  int // the first Directed vectors are the directed cases
-	FieldBits int // width of hop_count or hop_rand
+	StateBits int    // generator state width (0 with sender draws)
+	Directed  int    // the first Directed vectors are the directed cases
+	FieldBits int    // width of hop_count or hop_rand
+	Digest    uint64 // ConfigDigest of the configuration
 	models    [2]*refmodel.Model
-	fields    [2]*header.FieldRef // hop_count or hop_rand, per model
+	refs      [2]stageRefs // per model
+	edges     *edgeSet
+	tally     stageTally // of the vectors delivered so far
 	// Reuse lets Stream recycle the memory of the vectors it has emitted:
 	// emit must then not keep them (or their packets) after it returns.
 	Reuse bool
+}
+
+// stageRefs are the telemetry fields a switch stage reads and writes, placed
+// by the layout (package header owns the bit positions).
+type stageRefs struct {
+	field, hopBit, congBit *header.FieldRef // field: hop_count or hop_rand
 }
 
 // stageModels validates cfg and returns the models for local and global packets.
@@ -131,6 +193,9 @@ func stageModels(cfg StageConfig) ([2]*refmodel.Model, error) {
 	if cfg.Random < 0 {
 		return ms, fmt.Errorf("switch-stage vectors: %d random vectors", cfg.Random)
 	}
+	if len(cfg.Replay) > 0 && cfg.Random > 0 {
+		return ms, fmt.Errorf("switch-stage vectors: a replay set holds its given packets alone, not %d random vectors", cfg.Random)
+	}
 	return ms, nil
 }
 
@@ -151,7 +216,7 @@ func GenerateStage(cfg StageConfig) (*StageSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = set.Stream(func(vs []StageVector) error {
+	err = set.Stream(context.Background(), func(vs []StageVector) error {
 		set.Vectors = append(set.Vectors, vs...)
 		return nil
 	})
@@ -167,11 +232,20 @@ func NewStageSet(cfg StageConfig) (*StageSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := &StageSet{Config: cfg, models: ms, FieldBits: ms[0].Layout().Field(fieldName(cfg.Model)).Width()}
+	set := &StageSet{Config: cfg, models: ms, FieldBits: ms[0].Layout().Field(fieldName(cfg.Model)).Width(), Digest: ConfigDigest(cfg.Model)}
 	for i, m := range ms {
-		if set.fields[i], err = m.Layout().Ref(fieldName(cfg.Model)); err != nil {
-			return nil, err
+		r := &set.refs[i]
+		for _, f := range []struct {
+			ref  **header.FieldRef
+			name string
+		}{{&r.field, fieldName(cfg.Model)}, {&r.hopBit, header.FieldHopBit}, {&r.congBit, header.FieldCongBit}} {
+			if *f.ref, err = m.Layout().Ref(f.name); err != nil {
+				return nil, err
+			}
 		}
+	}
+	if set.edges, err = newEdgeSet(cfg.Model, set.FieldBits); err != nil {
+		return nil, err
 	}
 	if !cfg.Model.SenderMode() {
 		g, err := cfg.Model.NewPortGenerator(0, 1)
@@ -184,41 +258,52 @@ func NewStageSet(cfg StageConfig) (*StageSet, error) {
 }
 
 // batchChains is how many random chains are generated in parallel between two
-// in-order deliveries.
-const batchChains = 256
+// in-order deliveries; two batches are in memory at once. (A variable for
+// the memory test.)
+var batchChains = 256
 
 // Stream generates the set's vectors and hands them to emit in order: first
 // the directed cases, then the random chains. Chains are generated in
 // parallel, each from its own derived seed, and delivered in chain order, so
 // what emit sees depends on the configuration alone, whatever GOMAXPROCS is.
-// Vector indices count from 0 across the whole set.
-func (s *StageSet) Stream(emit func([]StageVector) error) error {
-	return s.stream(emit, nil, nil)
+// Vector indices count from 0 across the whole set. It stops with ctx's error
+// when ctx is done.
+func (s *StageSet) Stream(ctx context.Context, emit func([]StageVector) error) error {
+	return s.stream(ctx, emit, nil, nil)
 }
 
 // StreamEncoded is Stream for writers: encode turns a run of consecutive
 // vectors into bytes (appending to dst) and runs in the generating goroutines,
 // and write receives the bytes in vector order. The output is the same as
 // encoding what Stream emits.
-func (s *StageSet) StreamEncoded(encode func(vs []StageVector, dst []byte) []byte, write func([]byte) error) error {
-	return s.stream(nil, encode, write)
+func (s *StageSet) StreamEncoded(ctx context.Context, encode func(vs []StageVector, dst []byte) []byte, write func([]byte) error) error {
+	return s.stream(ctx, nil, encode, write)
 }
 
-// A chainOut is one generated chain: its vectors, their encoding, the
-// memory they live in (reused when the set allows), and any error.
+// A chainOut is one generated chain: its vectors, their encoding, their
+// tally, the memory they live in (reused when the set allows), and any error.
 type chainOut struct {
 	arena chainArena
 	vs    []StageVector
 	enc   []byte
+	tally stageTally
 	err   error
 }
 
-func (s *StageSet) stream(emit func([]StageVector) error, encode func([]StageVector, []byte) []byte, write func([]byte) error) error {
+func (s *StageSet) stream(ctx context.Context, emit func([]StageVector) error, encode func([]StageVector, []byte) []byte, write func([]byte) error) error {
 	deliver := func(o *chainOut) error {
+		s.tally.merge(&o.tally)
 		if emit != nil {
 			return emit(o.vs)
 		}
 		return write(o.enc)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.tally = stageTally{}
+	if len(s.Config.Replay) > 0 {
+		return s.streamReplay(deliver, encode)
 	}
 	d := &directed{set: s}
 	if err := d.all(); err != nil {
@@ -229,6 +314,7 @@ func (s *StageSet) stream(emit func([]StageVector) error, encode func([]StageVec
 	}
 	s.Directed = len(d.out)
 	first := &chainOut{vs: d.out}
+	first.tally.addAll(d.out)
 	if encode != nil {
 		first.enc = encode(d.out, nil)
 	}
@@ -251,6 +337,8 @@ func (s *StageSet) stream(emit func([]StageVector) error, encode func([]StageVec
 			for j := range o.vs {
 				o.vs[j].Index = s.Directed + k*ChainLen + j
 			}
+			o.tally = stageTally{}
+			o.tally.addAll(o.vs)
 			if encode != nil && o.err == nil {
 				o.enc = encode(o.vs, o.enc[:0])
 			}
@@ -260,6 +348,9 @@ func (s *StageSet) stream(emit func([]StageVector) error, encode func([]StageVec
 		gen(0)
 	}
 	for b := 0; b < chains; b += batchChains {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		done := make(chan struct{})
 		if next := b + batchChains; next < chains {
 			go func() { gen(next); close(done) }()
@@ -286,8 +377,11 @@ func (s *StageSet) stream(emit func([]StageVector) error, encode func([]StageVec
 
 // parallel runs f(0..n-1) over GOMAXPROCS workers. Callers write results by
 // index, so the order of completion never reaches an output.
-func parallel(n int, f func(k int)) {
-	w := min(runtime.GOMAXPROCS(0), n)
+func parallel(n int, f func(k int)) { parallelN(n, runtime.GOMAXPROCS(0), f) }
+
+// parallelN is parallel over at most workers workers.
+func parallelN(n, workers int, f func(k int)) {
+	w := min(workers, runtime.GOMAXPROCS(0), n)
 	var next int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -310,54 +404,10 @@ func parallel(n int, f func(k int)) {
 	wg.Wait()
 }
 
-// packetSpec is what varies between the packets of the vectors.
-type packetSpec struct {
-	lnh           uint8
-	slid, dlid    uint16
-	destQP, psn   uint32
-	fecn, becn    bool
-	resv6         uint8 // the whole Resv6 field, telemetry and any bit it leaves free
-	payload       int
-	vl, sl, pkey  uint16
-	opcode        uint8
-	payloadByte   byte
-	flowLabel     uint32
-	tclass, hoplm uint8
-	footer        int // telemetry footer bytes of the layout
-}
-
-// build returns the packet's wire bytes with correct ICRC and VCRC.
-func (p packetSpec) build(dst []byte) ([]byte, error) {
-	var h header.Headers
-	h.LRH = header.LRH{VL: uint8(p.vl), SL: uint8(p.sl), LNH: p.lnh, DLID: p.dlid, SLID: p.slid}
-	if p.lnh == header.LNHGlobal {
-		h.GRH = header.GRH{IPVer: header.IPVer6, TClass: p.tclass, FlowLabel: p.flowLabel, NxtHdr: header.NxtHdrBTH, HopLmt: p.hoplm}
-		for i := range h.GRH.SGID {
-			h.GRH.SGID[i] = byte(0xFE ^ i)
-			h.GRH.DGID[i] = byte(p.slid) + byte(i)
-		}
-	}
-	h.BTH = header.BTH{OpCode: p.opcode, PKey: p.pkey, FECN: p.fecn, BECN: p.becn, Resv6: p.resv6, DestQP: p.destQP, PSN: p.psn}
-	var data [MaxPacket]byte
-	for i := range p.payload {
-		data[i] = p.payloadByte + byte(i*37)
-	}
-	return header.AppendBuild(dst, h, data[:p.payload], p.footer)
-}
-
-// fieldShift returns the bit position of the hop group's field (count or
-// rand) within Resv6, and the positions of hop_bit and cong_bit.
-func fieldBits(w int) (count uint8, hop, cong uint) {
-	return uint8(1)<<w - 1, uint(w + 1), uint(w)
-}
-
 // stage runs the model's Stage on out, a copy of in, and records the vector.
 func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, cong bool, g rng.Generator, load bool) (StageVector, error) {
-	k := 0
-	if in[1]&3 == header.LNHGlobal {
-		k = 1
-	}
-	m, f := s.models[k], s.fields[k]
+	k := modelOf(in)
+	m, f := s.models[k], s.refs[k].field
 	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in, Out: out}
 	if out == nil {
 		v.Out = append([]byte(nil), in...)
@@ -370,6 +420,8 @@ func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, con
 		return v, err
 	}
 	v.FieldIn = f.Get(in, fr)
+	// The draw's l is count+1 (unused with sender draws).
+	v.Edges = s.edges.classify(g, v.StateIn, int(v.FieldIn)+1, v.FieldIn)
 	v.Result, err = m.Stage(v.Out, sw, port, cong, g)
 	if err != nil {
 		return v, fmt.Errorf("vector %q: %w", name, err)
@@ -381,21 +433,33 @@ func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, con
 	return v, nil
 }
 
-// randomPacket draws a packet of either LNH with a random, well-formed
-// incoming telemetry field.
-func (s *StageSet) randomPacket(r *rng.Ideal, lnh uint8) packetSpec {
-	u := func(n uint32) uint32 { return r.Next() % n }
-	p := packetSpec{
-		lnh: lnh, slid: uint16(r.Next()), dlid: uint16(r.Next()), destQP: u(1 << 24), psn: u(1 << 24),
-		fecn: u(2) == 1, becn: u(2) == 1, resv6: uint8(u(64)),
-		vl: uint16(u(16)), sl: uint16(u(16)), pkey: uint16(r.Next()), opcode: uint8(r.Next()),
-		payloadByte: byte(r.Next()), flowLabel: u(1 << 20), tclass: uint8(r.Next()), hoplm: uint8(r.Next()),
+// buildPacket appends the bytes of packet p to dst with its incoming hop
+// field set to field (nil: as drawn, but never 0 with sender draws, where 0
+// is malformed), and returns them and the packet's start in dst.
+func (s *StageSet) buildPacket(dst []byte, p packetSpec, field *uint64) ([]byte, int, error) {
+	start := len(dst)
+	dst, err := p.build(dst)
+	if err != nil {
+		return dst, start, err
 	}
-	p.payload = int(u(MaxPayload + 1))
-	if s.Config.Model.SenderMode() && p.resv6&(1<<s.FieldBits-1) == 0 {
-		p.resv6 |= 1 // a sender-draw field is never 0 (the sentinel)
+	pkt := dst[start:]
+	fr, err := header.FrameOf(pkt)
+	if err != nil {
+		return dst, start, err
 	}
-	return p
+	ref := s.refs[modelOf(pkt)].field
+	switch {
+	case field != nil:
+		err = ref.Set(pkt, fr, *field)
+	case s.Config.Model.SenderMode() && ref.Get(pkt, fr) == 0:
+		err = ref.Set(pkt, fr, 1) // a sender-draw field is never 0 (the sentinel)
+	default:
+		return dst, start, nil
+	}
+	if err == nil {
+		err = header.RecomputeVCRC(pkt)
+	}
+	return dst, start, err
 }
 
 // A chainArena holds a chain's vectors and packet bytes; Stream reuses it
@@ -407,14 +471,14 @@ type chainArena struct {
 
 // randomChain makes chain k: n consecutive packets through one port.
 func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
-	r := rng.NewIdeal(seed.Derive(s.Config.Seed, seedTagChain, uint64(k)), 1<<16)
+	r := rng.NewIdeal(seed.Derive(s.Config.Seed, seedTagChain, s.Digest, uint64(k)), 1<<16)
 	mc := s.Config.Model
 	sw := uint16(r.Next() % uint32(mc.MaxSwitch+1))
 	port := uint8(1 + r.Next()%uint32(mc.MaxPort))
 	var g rng.Generator
 	if !mc.SenderMode() {
 		pc := mc
-		pc.Seed = seed.Derive(s.Config.Seed, seedTagChain, uint64(k), 1)
+		pc.Seed = seed.Derive(s.Config.Seed, seedTagChain, s.Digest, uint64(k), 1)
 		var err error
 		if g, err = pc.NewPortGenerator(sw, port); err != nil {
 			return nil, err
@@ -430,10 +494,9 @@ func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
 		if r.Next()%4 == 0 {
 			lnh = header.LNHGlobal
 		}
-		p := s.randomPacket(r, lnh)
-		start := len(buf)
+		var start int
 		var err error
-		buf, err = p.build(buf)
+		buf, start, err = s.buildPacket(buf, randomPacket(r, lnh, MaxPayload), nil)
 		if err != nil {
 			return nil, err
 		}

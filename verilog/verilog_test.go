@@ -230,7 +230,7 @@ func TestLint(t *testing.T) {
 }
 
 // TestParameterChecks: a parameter outside its range stops elaboration with
-// the module's message (STYLE.md item 12).
+// the module's message, as every module's header promises.
 func TestParameterChecks(t *testing.T) {
 	needTool(t, "verilator")
 	files, err := Library()

@@ -1,7 +1,8 @@
 // The self-checking Verilator testbench of package cosim (ibreservoir verify).
 //
 // It reads a binary switch-stage vector file (format in vectors/format.go and
-// docs/rtl.md), streams each input packet into ibr_cosim_top as 64-bit words,
+// docs/rtl.md; its offsets and flags in ibr_vectors.h, generated from
+// vectors/format.go), streams each input packet into ibr_cosim_top as 64-bit words,
 // and compares every byte of every output packet, every per-packet status bit
 // and the generator state after every draw with the vector. Inputs change away
 // from the sampling edge (with the falling edge), as in Verilator's
@@ -16,6 +17,7 @@
 // Plusargs:
 //   +vectors=FILE   the binary vector file
 //   +sel=N          the configuration of ibr_cosim_top to run
+//   +digest=HEX     the configuration digest the file must carry (vectors.ConfigDigest)
 //   +part=K +parts=P  run the K-th of P ranges (default 0 of 1)
 //   +maxfail=N      mismatches printed in full (default 10; all are counted)
 //   +stall=N        hold out_ready_i low one cycle in N (0: never), to exercise backpressure
@@ -25,6 +27,9 @@
 //   MISMATCH index=I what=packet got=HEX want=HEX
 //   MISMATCH index=I what=stat got=FLAGS,FIELD,MALFORMED want=FLAGS,FIELD,0
 //   MISMATCH index=I what=state got=HEX want=HEX
+//   MISMATCH index=I what=extra|extra-stat got=... want=none   (I: the last vector
+//            whose packet, or status, came out before the unexpected one)
+//   MISMATCH index=I what=deadlock|finish ...                  (I: the oldest vector in flight)
 //   COV field=F replace=R cong=C sat=S n=N
 //   RESULT vectors=V mismatches=M cycles=C seconds=S
 #include <verilated.h>
@@ -46,6 +51,7 @@
 #include <vector>
 
 #include "Vibr_cosim_top.h"
+#include "ibr_vectors.h"
 
 #ifndef LANES
 #define LANES 1
@@ -53,12 +59,8 @@
 
 namespace {
 
-constexpr uint8_t kFlagLoad = 1 << 7;
-constexpr uint8_t kFlagCongested = 1 << 6;
-constexpr uint8_t kFlagReplace = 1 << 5;
-constexpr uint8_t kFlagSaturated = 1 << 4;
-constexpr uint8_t kFlagHash = 1 << 3;
-constexpr int kStateW = 256;  // generator-state bits per lane of ibr_cosim_top (vectors.MaxStateBits)
+using namespace ibr_vectors;
+constexpr int kStateW = kMaxStateBits;  // generator-state bits per lane of ibr_cosim_top
 
 struct Rec {
   uint64_t index;
@@ -75,6 +77,7 @@ uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
 uint32_t le32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
+uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
 
 std::string hexOf(const uint8_t* p, size_t n) {
   static const char* d = "0123456789abcdef";
@@ -88,7 +91,7 @@ std::string hexOf(const uint8_t* p, size_t n) {
 
 // State bytes (a little-endian bit string) printed most significant first, as rng.State.Hex.
 std::string stateHex(const uint8_t* p, size_t n) {
-  uint8_t r[32];
+  uint8_t r[kMaxStateBits / 8];
   for (size_t i = 0; i < n; i++) r[i] = p[n - 1 - i];
   return hexOf(r, n);
 }
@@ -150,13 +153,13 @@ struct File {
     const uint8_t* p = data + offs[i - first];
     Rec r;
     r.index = i;
-    r.len = le16(p);
-    r.flags = p[2];
-    r.port = p[3];
-    r.sw = le16(p + 4);
-    r.ndiff = p[6];
-    r.field = p[7];
-    size_t o = 8;
+    r.len = le16(p + kRecPosLen);
+    r.flags = p[kRecPosFlags];
+    r.port = p[kRecPosPort];
+    r.sw = le16(p + kRecPosSwitch);
+    r.ndiff = p[kRecPosDiffs];
+    r.field = p[kRecPosField];
+    size_t o = kRecHeadLen;
     r.state_in = r.state_out = nullptr;
     if (sb) {
       if (r.flags & kFlagLoad) {
@@ -171,7 +174,7 @@ struct File {
     return r;
   }
   // A range may start at vector i when a fresh generator state is loaded there.
-  bool boundary(uint64_t i) const { return i == end || sb == 0 || (data[offs[i - first] + 2] & kFlagLoad); }
+  bool boundary(uint64_t i) const { return i == end || sb == 0 || (data[offs[i - first] + kRecPosFlags] & kFlagLoad); }
   // The first boundary at or after i, within first..end.
   uint64_t align(uint64_t i) const {
     while (i < end && !boundary(i)) i++;
@@ -181,6 +184,8 @@ struct File {
 
 struct Lane {
   uint64_t next = 0, end = 0;
+  uint64_t first = 0;                             // the lane's first vector
+  uint64_t last_out = UINT64_MAX, last_stat = UINT64_MAX;  // the last vectors checked
   Rec cur{};
   bool have = false, loaded = false;
   int w = 0;
@@ -189,6 +194,19 @@ struct Lane {
   uint8_t outbuf[128];
   size_t outlen = 0;
 };
+
+// oldest is the index of the oldest vector in flight on any lane (for a
+// deadlock or an early $finish), or of the next one to send.
+template <std::size_t N>
+uint64_t oldest(const Lane (&lanes)[N]) {
+  uint64_t o = UINT64_MAX;
+  for (const Lane& l : lanes) {
+    if (!l.pend_out.empty() && l.pend_out.front().index < o) o = l.pend_out.front().index;
+    if (!l.pend_stat.empty() && l.pend_stat.front().index < o) o = l.pend_stat.front().index;
+    if (l.have && l.cur.index < o) o = l.cur.index;
+  }
+  return o == UINT64_MAX ? 0 : o;
+}
 
 }  // namespace
 
@@ -211,6 +229,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tb: +part=%ld of +parts=%ld\n", part, parts);
     return 2;
   }
+  if (stall < 0 || stall == 1 || gap < 0 || maxfail < 0) {
+    std::fprintf(stderr, "tb: +stall=%ld (0 or 2 or more), +gap=%ld, +maxfail=%ld (0 or more)\n", stall, gap, maxfail);
+    return 2;
+  }
 
   // Map the file and index this process's range (below). Each process checks
   // the bounds of every record it walks, the last one all of them; a record's
@@ -224,16 +246,30 @@ int main(int argc, char** argv) {
   }
   f.size = size_t(st.st_size);
   f.data = static_cast<const uint8_t*>(mmap(nullptr, f.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0));
-  if (f.data == MAP_FAILED || f.size < 32 || std::memcmp(f.data, "IBRSTV01", 8) != 0 || le32(f.data + 8) != 1) {
-    std::fprintf(stderr, "tb: %s is not a version-1 binary vector file\n", path.c_str());
+  if (f.data == MAP_FAILED || f.size < kHeaderLen || std::memcmp(f.data, kMagic, sizeof kMagic - 1) != 0 ||
+      le32(f.data + kPosVersion) != kVersion) {
+    std::fprintf(stderr, "tb: %s is not a version-%u binary vector file\n", path.c_str(), unsigned(kVersion));
     return 2;
   }
-  f.sb = le32(f.data + 12);
+  f.sb = le32(f.data + kPosStateBytes);
   if (f.sb % 8 != 0 || f.sb > kStateW / 8) {
     std::fprintf(stderr, "tb: %s: state of %zu bytes\n", path.c_str(), f.sb);
     return 2;
   }
-  const uint64_t count = uint64_t(le32(f.data + 24)) | uint64_t(le32(f.data + 28)) << 32;
+  const uint64_t count = le64(f.data + kPosCount);
+  const uint64_t digest = le64(f.data + kPosDigest);
+  if (count == 0) {
+    std::fprintf(stderr, "tb: %s holds no vectors: a run would check nothing\n", path.c_str());
+    return 2;
+  }
+  if (const char* dm = ctx->commandArgsPlusMatch("digest="); dm && *dm) {
+    const uint64_t want = std::strtoull(dm + std::strlen("+digest="), nullptr, 16);
+    if (want != digest) {
+      std::fprintf(stderr, "tb: configuration mismatch: %s holds vectors for configuration digest %016" PRIx64
+                   ", the RTL configuration's is %016" PRIx64 "\n", path.c_str(), digest, want);
+      return 2;
+    }
+  }
   // Walk the records' heads, checking each against the file, as far as this
   // process's range, and keep the offsets of the range only. The range runs
   // from the first chain boundary at or after count*part/parts to the first at
@@ -243,22 +279,23 @@ int main(int argc, char** argv) {
   bool started = false;
   f.first = f.end = count;
   uint64_t i = 0;
-  for (size_t off = 32; i < count; i++) {
-    if (off + 8 > f.size) {
+  size_t off = kHeaderLen;
+  for (; i < count; i++) {
+    if (off + kRecHeadLen > f.size) {
       std::fprintf(stderr, "tb: record %" PRIu64 " cut short\n", i);
       return 2;
     }
     const uint8_t* p = f.data + off;
     __builtin_prefetch(p + 1024);  // the walk is a chain of dependent loads; fetch ahead
-    const size_t len = le16(p);
-    const size_t dstart = 8 + (f.sb ? ((p[2] & kFlagLoad) ? 2 : 1) * f.sb : 0) + len;
-    size_t n = dstart + 3u * p[6];
-    n += (8 - n % 8) % 8;
-    if (len < 26 || len > 96 || off + n > f.size) {
+    const size_t len = le16(p + kRecPosLen);
+    const size_t dstart = kRecHeadLen + (f.sb ? ((p[kRecPosFlags] & kFlagLoad) ? 2 : 1) * f.sb : 0) + len;
+    size_t n = dstart + kDiffLen * p[kRecPosDiffs];
+    n += (kRecAlign - n % kRecAlign) % kRecAlign;
+    if (len < kMinPacket || len > kMaxPacket || off + n > f.size) {
       std::fprintf(stderr, "tb: record %" PRIu64 " malformed\n", i);
       return 2;
     }
-    const bool boundary = f.sb == 0 || (p[2] & kFlagLoad);
+    const bool boundary = f.sb == 0 || (p[kRecPosFlags] & kFlagLoad);
     if (!started && i >= want_lo && boundary) {
       started = true;
       f.first = i;
@@ -269,6 +306,13 @@ int main(int argc, char** argv) {
     off += n;
   }
   f.end = started ? i : count;
+  // The process that walked the whole file checks that the header's count
+  // is the file's: a count too small would let a run check too few vectors.
+  if (i == count && off != f.size) {
+    std::fprintf(stderr, "tb: %s: %zu bytes after the %" PRIu64 " records the header counts: the count is wrong\n",
+                 path.c_str(), f.size - off, count);
+    return 2;
+  }
 
   // This process's range, then the lanes' ranges, at chain boundaries.
   const uint64_t lo = f.first;
@@ -279,6 +323,7 @@ int main(int argc, char** argv) {
     lanes[k].end = f.align(lo + (hi - lo) * uint64_t(k + 1) / LANES);
     if (lanes[k].next > hi) lanes[k].next = hi;
     if (lanes[k].end > hi) lanes[k].end = hi;
+    lanes[k].first = lanes[k].next;
     if (lanes[k].next < lanes[k].end) {
       lanes[k].cur = f.rec(lanes[k].next++);
       lanes[k].have = true;
@@ -391,7 +436,7 @@ int main(int argc, char** argv) {
         if (l.pend_out.empty()) {
           char g[20];
           std::snprintf(g, sizeof g, "%016" PRIx64, d);
-          fail(l.next, "extra", g, "none");
+          fail(l.last_out != UINT64_MAX ? l.last_out : l.first, "extra", g, "none");
         } else {
           if (l.outlen + 8 <= sizeof(l.outbuf)) {
             for (int b = 0; b < 8; b++) l.outbuf[l.outlen + b] = uint8_t(d >> (56 - 8 * b));
@@ -401,7 +446,7 @@ int main(int argc, char** argv) {
             const Rec r = l.pend_out.front();
             l.pend_out.pop_front();
             const size_t n = l.outlen - getBits(top->out_empty_o, 3 * k, 3);
-            uint8_t want[96];
+            uint8_t want[kMaxPacket];
             std::memcpy(want, r.in, r.len);
             for (int q = 0; q < r.ndiff; q++) {
               // Checked here, not while indexing: indexing reads only the records' heads.
@@ -416,16 +461,18 @@ int main(int argc, char** argv) {
               fail(r.index, "packet", hexOf(l.outbuf, n > sizeof(l.outbuf) ? sizeof(l.outbuf) : n), hexOf(want, r.len));
             }
             checked++;
+            l.last_out = r.index;
             l.outlen = 0;
           }
         }
       }
       if (getBits(top->stat_valid_o, k, 1)) {
         if (l.pend_stat.empty()) {
-          fail(l.next, "extra-stat", "1", "none");
+          fail(l.last_stat != UINT64_MAX ? l.last_stat : l.first, "extra-stat", "1", "none");
         } else {
           const Rec r = l.pend_stat.front();
           l.pend_stat.pop_front();
+          l.last_stat = r.index;
           const bool rep = getBits(top->stat_replace_o, k, 1), sat = getBits(top->stat_saturated_o, k, 1);
           const bool hash = getBits(top->stat_hash_o, k, 1), cong = getBits(top->stat_cong_o, k, 1);
           const int field = int(getBits(top->stat_field_o, 8 * k, 8));
@@ -440,7 +487,7 @@ int main(int argc, char** argv) {
             fail(r.index, "stat", g, x);
           }
           if (r.state_out) {
-            uint8_t s[32];
+            uint8_t s[kMaxStateBits / 8];
             for (size_t q = 0; q < f.sb / 4; q++) {
               const uint32_t v = uint32_t(getBits(top->gen_state_o, kStateW * k + 32 * int(q), 32));
               for (int b = 0; b < 4; b++) s[4 * q + b] = uint8_t(v >> (8 * b));
@@ -456,11 +503,11 @@ int main(int argc, char** argv) {
     top->eval();
     cycles++;
     if (ctx->gotFinish()) {
-      fail(sent, "finish", "$finish", "none");
+      fail(oldest(lanes), "finish", "$finish", "none");
       break;
     }
     if (cycles > 64 * (sent + 16) + 100000) {
-      fail(sent, "deadlock", "stuck", "progress");
+      fail(oldest(lanes), "deadlock", "stuck", "progress");
       break;
     }
   }

@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ibreservoir/dpi"
+)
+
+// TestScoreboardCommand runs `scoreboard` on the default configuration with a
+// reduced packet count, and checks its refusals of bad flags.
+func TestScoreboardCommand(t *testing.T) {
+	for _, o := range []scoreboardOptions{{Packets: 0, Chain: 1}, {Packets: 1, Chain: 0}, {Packets: 1, Chain: 1, Stall: 96},
+		{Packets: 1, Chain: 1, Gap: -1}, {Packets: 1, Chain: 1, MaxFail: -1}, {Packets: 1, Chain: 1, Configs: "nosuch"}} {
+		if o.Configs == "" {
+			o.Configs = "flags"
+		}
+		o.Flags = defaultRTLFlags()
+		if err := runScoreboard(context.Background(), &bytes.Buffer{}, o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	for _, tool := range []string{"verilator", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is missing (scripts/setup.sh installs it)", tool)
+			}
+			t.Skipf("%s is missing", tool)
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	o := scoreboardOpts
+	o.Work = filepath.Join(cache, "ibreservoir-test", "cmd-scoreboard")
+	o.Packets = 3000
+	var out bytes.Buffer
+	err = runScoreboard(context.Background(), &out, o)
+	t.Log(out.String())
+	if err != nil || !strings.Contains(out.String(), "mult0_ideal_c3") || !strings.Contains(out.String(), " 3000 packets") {
+		t.Errorf("%v", err)
+	}
+	if errors.Is(err, dpi.ErrMismatch) {
+		t.Error("the default configuration mismatches")
+	}
+}

@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"ibreservoir/vectors"
+)
+
+// TestVerifyFlagErrors: out-of-range values and flags without effect in the
+// chosen mode are refused before any tool runs (none is needed here), never
+// a panic, a hang or a verdict about the RTL.
+func TestVerifyFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--configs", "mult0_ideal_c3", "--icarus", "none", "--max-fail", "-1"}, "--max-fail -1"},
+		{[]string{"--stall", "1"}, "--stall 1"},
+		{[]string{"--stall", "-2"}, "--stall -2"},
+		{[]string{"--parts", "-1"}, "--parts -1"},
+		{[]string{"--parts", "0"}, "--parts 0"},
+		{[]string{"--lanes", "0"}, "--lanes 0"},
+		{[]string{"--lanes", "9"}, "--lanes 9"},
+		{[]string{"--gap", "-1"}, "--gap -1"},
+		{[]string{"--random", "-5"}, "--random -5"},
+		{[]string{"--hash", "crc32"}, "--hash has no effect with --configs all"},
+		{[]string{"--depth", "3"}, "--depth has no effect"},
+		{[]string{"--icarus", "none", "--icarus-random", "5"}, "--icarus-random has no effect"},
+		{[]string{"--vectors", "x/stage.bin", "--random", "5"}, "--random has no effect with --vectors"},
+		{[]string{"--vectors", "x/stage.bin", "--configs", "all"}, "--configs has no effect with --vectors"},
+		{[]string{"--vectors", "x/stage.bin", "--synth"}, "--synth has no effect with --vectors"},
+		{[]string{"--vectors", "x/stage.bin"}, "manifest.json"},
+	} {
+		o := verifyOptions{Configs: "all", Icarus: "subset", Work: t.TempDir(), Seed: vectors.DefaultSeed,
+			Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, Flags: defaultRTLFlags()}
+		fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+		bindVerifyFlags(fs, &o)
+		perr := fs.Parse(tc.args)
+		o.given = givenFlags(fs)
+		err := parseOrRunError(perr, func() error { return runVerify(context.Background(), &bytes.Buffer{}, o) })
+		if !mentions(err, tc.want) {
+			t.Errorf("verify %s: %v, want an error with %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}

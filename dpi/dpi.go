@@ -1,0 +1,311 @@
+// Package dpi builds and runs the DPI-C scoreboard of the RTL switch stage:
+// ibr_dpi_pkg.sv (the model's SystemVerilog import package), ibr_dpi.cc (its
+// DPI adapter over the C library of ./capi), and the example testbench
+// (example/ibr_dpi_tb.sv, example/tb_main.cpp), which drives random packets
+// with random stalls through the RTL of package verilog and checks every
+// output packet, status and generator state against the model called through
+// DPI. One Verilator build holds every configuration asked for (the
+// ibr_cosim_top of package cosim); each run picks one. It is what
+// `ibreservoir scoreboard` runs; docs/testbench.md describes it.
+package dpi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"ibreservoir/capi/include"
+	"ibreservoir/cosim"
+	"ibreservoir/header"
+	"ibreservoir/internal/verilate"
+	"ibreservoir/verilog"
+)
+
+// The files of the DPI package and the example testbench.
+var (
+	//go:embed src/ibr_dpi_pkg.sv
+	pkgSource []byte
+	//go:embed src/ibr_dpi_pkg.vlt
+	pkgWaivers []byte
+	//go:embed src/ibr_dpi.cc
+	adapterSource []byte
+	//go:embed example/ibr_dpi_tb.sv
+	tbSource []byte
+	//go:embed example/tb_main.cpp
+	mainSource []byte
+	//go:embed example/ibr_dpi_tb.vlt
+	tbWaivers []byte
+)
+
+// TopModule is the testbench's top module.
+const TopModule = "ibr_dpi_tb"
+
+// LibraryPackage is the Go package built as the C library.
+const LibraryPackage = "ibreservoir/capi"
+
+// Sources returns the files of a scoreboard build for cfgs: the RTL library
+// and the configurations' wrappers (package verilog), the verification top
+// holding them (cosim.Top, one lane: cosim.Sources without its testbench),
+// the DPI package, its adapter, the C interface's header and the example
+// testbench. A test may edit them before
+// BuildSources.
+func Sources(cfgs []verilog.Config) ([]verilog.File, error) {
+	// cosim's sources for one lane, but its testbench: the RTL, the wrappers
+	// and the top, each configuration once.
+	all, err := cosim.Sources(cfgs, 1)
+	if err != nil {
+		return nil, err
+	}
+	files := slices.DeleteFunc(all, func(f verilog.File) bool { return strings.HasSuffix(f.Name, ".cpp") })
+	return append(files,
+		verilog.File{Name: "ibr_dpi_pkg.vlt", Data: pkgWaivers},
+		verilog.File{Name: "ibr_dpi_pkg.sv", Data: pkgSource},
+		verilog.File{Name: TopModule + ".vlt", Data: tbWaivers},
+		verilog.File{Name: TopModule + ".sv", Data: tbSource},
+		verilog.File{Name: "ibr_dpi.cc", Data: adapterSource},
+		verilog.File{Name: "tb_main.cpp", Data: mainSource},
+		verilog.File{Name: include.HeaderName, Data: include.Header},
+	), nil
+}
+
+// BuildLibrary builds the C library (go build -buildmode=c-archive of
+// LibraryPackage) as file out. It needs the Go toolchain and this module's
+// source: run it inside a checkout.
+func BuildLibrary(ctx context.Context, out string) error {
+	if _, err := exec.LookPath("go"); err != nil {
+		return fmt.Errorf("dpi: the C library is built with the go command, which is not on PATH: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildmode=c-archive", "-o", out, LibraryPackage)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("dpi: go build -buildmode=c-archive %s (run inside a checkout of ibreservoir, or give a built library): %w\n%s",
+			LibraryPackage, err, b)
+	}
+	return nil
+}
+
+// A Bench is a built scoreboard: the testbench binary and the configurations
+// it holds (index = sel).
+type Bench struct {
+	Dir       string
+	Binary    string
+	Configs   []verilog.Config
+	BuildTime time.Duration // 0 when an identical build was reused
+}
+
+// verilatorFlags are the Verilator options of the scoreboard build.
+// IBR_DPI_PROTOTYPES makes the compiler check the adapter against the DPI
+// declarations Verilator made from ibr_dpi_pkg.sv.
+var verilatorFlags = []string{
+	"--cc", "--exe", "--build", "-Wall", "--assert", "-O3",
+	"--x-assign", "fast", "--x-initial", "fast", "--top-module", TopModule,
+	"-CFLAGS", "-O3 -march=native -std=c++17",
+	"-CFLAGS", `-DIBR_DPI_PROTOTYPES='"V` + TopModule + `__Dpi.h"'`,
+	"-LDFLAGS", "-lpthread",
+}
+
+// Build builds the scoreboard of cfgs in dir, with the C library lib (an
+// archive from BuildLibrary; "" builds one into dir). A build whose sources,
+// library and flags are unchanged is reused.
+func Build(ctx context.Context, dir string, cfgs []verilog.Config, lib string) (*Bench, error) {
+	files, err := Sources(cfgs)
+	if err != nil {
+		return nil, err
+	}
+	return BuildSources(ctx, dir, files, cfgs, lib)
+}
+
+// BuildSources builds the given sources (Sources, possibly edited by a test).
+func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lib string) (*Bench, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if lib == "" {
+		lib = filepath.Join(dir, "libibreservoir.a")
+		if err := BuildLibrary(ctx, lib); err != nil {
+			return nil, err
+		}
+	}
+	if lib, err = filepath.Abs(lib); err != nil {
+		return nil, err
+	}
+	libData, err := os.ReadFile(lib)
+	if err != nil {
+		return nil, fmt.Errorf("dpi: the C library: %w", err)
+	}
+	b := verilate.Build{Dir: dir, Files: files, After: []string{lib}, Inputs: [][]byte{libData}}
+	b.Flags = append(slices.Clone(verilatorFlags), "-CFLAGS", "-I"+b.Src())
+	took, err := b.Run(ctx, fmt.Sprintf("dpi: verilator build of %d configurations", len(cfgs)))
+	if err != nil {
+		return nil, err
+	}
+	return &Bench{Dir: dir, Binary: b.Binary(), Configs: cfgs, BuildTime: took}, nil
+}
+
+// RunOptions tune a scoreboard run; each is used as given (the command's
+// defaults: 64 packets a chain, 10% stalls, 5% gaps, 5 mismatches printed).
+type RunOptions struct {
+	Packets int    // packets to check
+	Seed    uint64 // the stimulus seed and the model's (the ports' generator states)
+	Chain   int    // packets through each port before the next (at least 1)
+	Stall   int    // percent of cycles with the egress ready low, 0..95
+	Gap     int    // percent chance of an idle ingress cycle at a packet boundary, 0..95
+	MaxFail int    // mismatches reported in full (all are counted)
+	// Repro is the command that runs one packet through the model for a
+	// configuration (ibreservoir stage with its RTL flags); the testbench
+	// appends the packet's switch, port, congested bit, state and bytes.
+	Repro func(verilog.Config) string
+}
+
+// A Mismatch is one difference the scoreboard found.
+type Mismatch struct {
+	Packet int    // the packet's index in the run
+	What   string // packet, status, state, extra, extra-status, deadlock
+	Report string // the testbench's report: the packet, the field diff, the command reproducing it
+}
+
+// Result is what one run found.
+type Result struct {
+	Config     verilog.Config
+	Packets    int // packets checked
+	Malformed  int // packets the model refuses, which the RTL must flag and pass unchanged
+	Mismatches int // all mismatches counted; the first ones are in First
+	First      []Mismatch
+	Cycles     int64
+	SimTime    time.Duration // the testbench's own timing of its clock loop
+	Wall       time.Duration
+	Model      string // the model's version and configuration, as the testbench printed them
+}
+
+// Rate is the packets checked per second of simulation.
+func (r *Result) Rate() float64 { return float64(r.Packets) / r.SimTime.Seconds() }
+
+var (
+	reMismatch = regexp.MustCompile(`^MISMATCH packet=(\d+) what=(\S+)`)
+	reResult   = regexp.MustCompile(`^RESULT packets=(\d+) mismatches=(\d+) malformed=(\d+) cycles=(\d+)$`)
+	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+)$`)
+)
+
+// Run runs configuration sel of the build. A run that finds mismatches
+// returns them in the Result with a nil error; the error is for runs that
+// could not be made or did not finish.
+func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error) {
+	if sel < 0 || sel >= len(b.Configs) {
+		return nil, fmt.Errorf("dpi: configuration %d outside the build's 0..%d", sel, len(b.Configs)-1)
+	}
+	if o.Packets < 1 {
+		return nil, fmt.Errorf("dpi: %d packets; want at least 1", o.Packets)
+	}
+	if o.Chain < 1 || o.Stall < 0 || o.Stall > 95 || o.Gap < 0 || o.Gap > 95 || o.MaxFail < 0 {
+		return nil, fmt.Errorf("dpi: chain %d, stall %d%%, gap %d%%, max-fail %d: want chain >= 1, stall and gap 0..95",
+			o.Chain, o.Stall, o.Gap, o.MaxFail)
+	}
+	c := b.Configs[sel]
+	repro := "ibreservoir stage"
+	if o.Repro != nil {
+		repro = o.Repro(c)
+	}
+	args := []string{
+		"+config_local=" + c.ModelConfig(header.LNHLocal, o.Seed).Settings(),
+		"+config_global=" + c.ModelConfig(header.LNHGlobal, o.Seed).Settings(),
+		"+name=" + c.Name(), "+repro=" + repro,
+		fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+packets=%d", o.Packets), fmt.Sprintf("+seed=%d", o.Seed),
+		fmt.Sprintf("+chain=%d", o.Chain), fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap),
+		fmt.Sprintf("+maxfail=%d", o.MaxFail),
+	}
+	t0 := time.Now()
+	cmd := exec.CommandContext(ctx, b.Binary, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	r, err := parse(out.Bytes())
+	if err != nil {
+		if runErr != nil {
+			err = fmt.Errorf("%w (exit: %v)", err, runErr)
+		}
+		return nil, fmt.Errorf("dpi: %s: %w", c.Name(), err)
+	}
+	r.Config, r.Wall = c, time.Since(t0)
+	if r.Packets != o.Packets && r.Mismatches == 0 {
+		return r, fmt.Errorf("dpi: %s: %d packets checked of %d", c.Name(), r.Packets, o.Packets)
+	}
+	return r, nil
+}
+
+// parse reads the testbench's output.
+func parse(out []byte) (*Result, error) {
+	r := &Result{}
+	var other strings.Builder
+	done, timed := false, false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch m := reMismatch.FindStringSubmatch(line); {
+		case m != nil:
+			i, _ := strconv.Atoi(m[1])
+			r.First = append(r.First, Mismatch{Packet: i, What: m[2], Report: line})
+			continue
+		case strings.HasPrefix(line, "  ") && len(r.First) > 0:
+			r.First[len(r.First)-1].Report += "\n" + line
+			continue
+		}
+		if m := reResult.FindStringSubmatch(line); m != nil {
+			r.Packets, _ = strconv.Atoi(m[1])
+			r.Mismatches, _ = strconv.Atoi(m[2])
+			r.Malformed, _ = strconv.Atoi(m[3])
+			r.Cycles, _ = strconv.ParseInt(m[4], 10, 64)
+			done = true
+			continue
+		}
+		if m := reSeconds.FindStringSubmatch(line); m != nil {
+			s, _ := strconv.ParseFloat(m[1], 64)
+			r.SimTime = time.Duration(s * float64(time.Second))
+			timed = true
+			continue
+		}
+		if m, ok := strings.CutPrefix(line, "MODEL "); ok {
+			r.Model = m
+			continue
+		}
+		if strings.HasSuffix(line, ": Verilog $finish") {
+			continue // Verilator's note of where $finish was called
+		}
+		other.WriteString(line + "\n")
+	}
+	if !done || !timed {
+		return r, fmt.Errorf("the testbench ended without its RESULT line:\n%s", verilate.Tail(other.String(), 40))
+	}
+	if other.Len() > 0 {
+		return r, fmt.Errorf("the testbench printed what it should not:\n%s", verilate.Tail(other.String(), 40))
+	}
+	return r, nil
+}
+
+// Print writes a run's summary line and its first mismatches in full.
+func (r *Result) Print(w io.Writer) {
+	fmt.Fprintf(w, "%-36s %8d packets %6d malformed %4d mismatches  %.2f s  %.0f packets/s\n",
+		r.Config.Name(), r.Packets, r.Malformed, r.Mismatches, r.SimTime.Seconds(), r.Rate())
+	for _, m := range r.First {
+		fmt.Fprintln(w, m.Report)
+	}
+}
+
+// ErrMismatch is returned (wrapped) by callers that turn mismatches into a
+// failure.
+var ErrMismatch = errors.New("the RTL does not match the model")

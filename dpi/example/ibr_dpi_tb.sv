@@ -1,0 +1,413 @@
+// ibr_dpi_tb: a constrained-random scoreboard for the RTL switch stage, with
+// the reference model called through DPI-C (ibr_dpi_pkg) for every packet.
+//
+// It generates random packets (random LRH, GRH and BTH fields, local and
+// global, random incoming telemetry bits in BTH Resv6, random payloads), has
+// the model build them (CRCs), drives them through the DUT as 64-bit words
+// with random input gaps and random egress stalls, and checks every output
+// packet, every per-packet status and the generator state after every draw
+// against the model's switch stage, which it runs on the same packet with the
+// same generator state as the packet enters. Packets come in chains: each
+// chain is one output port (random switch ID and port) whose generator is
+// loaded, between packets, with the state the configuration's seed gives it.
+//
+// The DUT is ibr_cosim_top (package cosim): every configuration of the build,
+// the one that +sel picks clocked. The C++ harness (tb_main.cpp) only drives
+// the clock and reset.
+//
+// Plusargs:
+//   +config_local=S +config_global=S  the model's configuration strings for
+//                   local (LNH=2) and global (LNH=3) packets
+//   +sel=N          the configuration of ibr_cosim_top to run
+//   +name=S         its name, for the report
+//   +packets=N      packets to check (default 1000)
+//   +seed=N         the stimulus seed (default 1)
+//   +chain=N        packets per chain (default 64)
+//   +stall=P +gap=P percent of cycles with egress ready low / an idle ingress
+//                   cycle at a packet boundary (default 10, 5)
+//   +maxfail=N      mismatches reported in full (default 5; all are counted)
+//   +repro=S        the command prefix that reruns one packet through the
+//                   model (ibreservoir stage and the RTL flags)
+//
+// Output lines (parsed by package dpi):
+//   MISMATCH packet=I what=W   then indented lines: the packet, the field diff
+//                              and the command that reproduces it as a vector
+//   RESULT packets=N mismatches=M malformed=K cycles=C
+module ibr_dpi_tb (
+  input bit clk_i,
+  input bit rst_ni
+);
+  import ibr_dpi_pkg::*;
+
+  localparam int MaxPayload = 60;  // random payloads of 0..MaxPayload bytes: packets of up to 126 bytes
+  localparam int RingSize = 16;    // packets in flight, at most (the stage holds a few words)
+
+  // ---- run parameters and the model
+  string cfg_local, cfg_global, repro, name;
+  bit [7:0] sel;
+  int unsigned packets, chain_len, stall_pct, gap_pct, max_fail;
+  longint unsigned rs;  // xorshift64* state of the stimulus
+  chandle models[2];    // for local and global packets
+  int state_bits, sender_l, max_switch, max_port;
+
+  function automatic int unsigned arg(string key, int unsigned def);
+    int unsigned v;
+    if ($value$plusargs({key, "=%d"}, v)) return v;
+    return def;
+  endfunction
+
+  initial begin
+    int scheme, lnh, count_bits, st;
+    if (!$value$plusargs("config_local=%s", cfg_local)) cfg_local = "";
+    if (!$value$plusargs("config_global=%s", cfg_global)) cfg_global = "global=true";
+    if (!$value$plusargs("repro=%s", repro)) repro = "ibreservoir stage";
+    if (!$value$plusargs("name=%s", name)) name = "?";
+    sel = 8'(arg("sel", 0));
+    packets = arg("packets", 1000);
+    chain_len = arg("chain", 64);
+    stall_pct = arg("stall", 10);
+    gap_pct = arg("gap", 5);
+    max_fail = arg("maxfail", 5);
+    rs = 64'h9E3779B97F4A7C15 ^ 64'(arg("seed", 1));
+    foreach (models[k]) begin
+      st = ibr_dpi_model_new(k == 0 ? cfg_local : cfg_global, models[k]);
+      if (st != IbrOk) begin
+        $display("ERROR model configuration %0d: %s", st, ibr_dpi_error(null));
+        $finish;
+      end
+    end
+    st = ibr_dpi_info(models[0], scheme, lnh, count_bits, sender_l, state_bits, max_switch, max_port);
+    if (st != IbrOk || scheme != IbrSchemeOneReservoir || lnh != 2 || chain_len == 0) begin
+      $display("ERROR the RTL stage is the one-reservoir scheme on local and global packets (%0d: %s)", st,
+               ibr_dpi_error(models[0]));
+      $finish;
+    end
+    $display("MODEL %s %s (state %0d bits, count %0d bits, sender draws %0d, digest %s)", ibr_dpi_version(),
+             ibr_dpi_config(models[0]), state_bits, count_bits, sender_l, ibr_dpi_digest(models[0]));
+  end
+
+  final begin
+    foreach (models[k]) ibr_dpi_free(models[k]);
+  end
+
+  function automatic longint unsigned rnd();
+    rs ^= rs >> 12;
+    rs ^= rs << 25;
+    rs ^= rs >> 27;
+    return rs * 64'h2545F4914F6CDD1D;
+  endfunction
+
+  function automatic int unsigned below(int unsigned n);
+    return int'(rnd() >> 32) % n;
+  endfunction
+
+  // ---- the DUT
+  logic [7:0] sel_q;
+  logic cfg_we_q, cong_q, gen_load_q, in_valid_q, in_sop_q, in_eop_q, out_ready_q;
+  logic [15:0] cfg_switch_q;
+  logic [7:0] cfg_port_q;
+  logic [255:0] gen_state_q;
+  logic [63:0] in_data_q;
+  logic [2:0] in_empty_q;
+  logic in_ready, out_valid, out_sop, out_eop, stat_valid, stat_replace, stat_saturated, stat_cong, stat_hash;
+  logic stat_malformed;
+  logic [63:0] out_data;
+  logic [2:0] out_empty;
+  logic [7:0] stat_field;
+  logic [255:0] gen_state;
+
+  ibr_cosim_top u_dut (
+    .clk_i, .rst_ni, .sel_i(sel_q),
+    .cfg_we_i(cfg_we_q), .cfg_switch_i(cfg_switch_q), .cfg_port_i(cfg_port_q), .cong_i(cong_q),
+    .gen_load_i(gen_load_q), .gen_state_i(gen_state_q), .gen_state_o(gen_state),
+    .in_valid_i(in_valid_q), .in_ready_o(in_ready), .in_data_i(in_data_q), .in_sop_i(in_sop_q),
+    .in_eop_i(in_eop_q), .in_empty_i(in_empty_q),
+    .out_valid_o(out_valid), .out_ready_i(out_ready_q), .out_data_o(out_data), .out_sop_o(out_sop),
+    .out_eop_o(out_eop), .out_empty_o(out_empty),
+    .stat_valid_o(stat_valid), .stat_replace_o(stat_replace), .stat_saturated_o(stat_saturated),
+    .stat_cong_o(stat_cong), .stat_hash_o(stat_hash), .stat_field_o(stat_field),
+    .stat_malformed_o(stat_malformed)
+  );
+
+  // ---- what the model expects of each packet in flight
+  typedef struct packed {
+    packet_t in, out;
+    state_t state_in, state_out;
+    int unsigned index;
+    int len;
+    bit [15:0] switch_id;
+    bit [7:0] port;
+    bit congested, malformed, replaced, saturated, hash_bit;
+    int hop_l, hop_field;
+  } expect_t;
+
+  expect_t ring[RingSize];
+  expect_t blank;  // the record of an output with no packet in flight: zero
+  // The fields the checks read on every packet, beside the ring: reading a
+  // member of ring[i] copies the whole record.
+  packet_t exp_out[RingSize];
+  state_t exp_state_out[RingSize];
+  int exp_len[RingSize], exp_field[RingSize];
+  bit [4:0] exp_stat[RingSize];  // replaced, saturated, congested, hash, malformed: as the RTL's stat_* outputs
+  int unsigned made, out_head, stat_head;  // packets generated; the next to leave; the next status
+  int unsigned mismatches, malformed;
+  longint unsigned cycles, idle;
+
+  // ---- the packet being driven, and the one leaving
+  packet_t cur;
+  int cur_words, word;
+  bit have, loaded;
+  state_t model_state;
+  bit [15:0] chain_switch;
+  bit [7:0] chain_port;
+  int unsigned chain_left;
+  packet_t got;
+  int got_words;
+  bit [4:0] got_stat;
+
+  // The report's functions take everything as arguments and stay functions
+  // (no_inline_task): inlined into the clocked process, their wide locals
+  // (a 2048-bit packet per call site) would be cleared on every clock.
+
+  function automatic string hex_of(packet_t p, int len);
+    /*verilator no_inline_task*/
+    string s = "";
+    for (int i = 0; i < len; i++) s = {s, $sformatf("%02x", p[8*i+:8])};
+    return s;
+  endfunction
+
+  function automatic string state_hex(state_t st, int bits);
+    /*verilator no_inline_task*/
+    string s = "";
+    for (int i = (bits + 3) / 4 - 1; i >= 0; i--) s = {s, $sformatf("%1x", st[4*i+:4])};
+    return s;
+  endfunction
+
+  // indent prefixes every line of a multi-line text.
+  function automatic string indent(string text);
+    /*verilator no_inline_task*/
+    string s = "    ";
+    for (int i = 0; i < text.len(); i++) begin
+      s = {s, text.substr(i, i)};
+      if (text[i] == "\n" && i + 1 < text.len()) s = {s, "    "};
+    end
+    return s;
+  endfunction
+
+  // report is the full report of a mismatch of packet x: what differs, the
+  // packet as it entered, detail, and the command that reruns it in the model.
+  // An output with no packet in flight is reported with index, the packet
+  // that comes next, and a blank record.
+  function automatic string report(expect_t x, int unsigned index, string what, string detail, string config_name,
+                                   string command, int bits);
+    /*verilator no_inline_task*/
+    string s, state = "", state_arg = "", cong_arg = "", in = hex_of(x.in, x.len);
+    if (x.congested) cong_arg = " --congested";
+    if (bits > 0) begin
+      state = {" state ", state_hex(x.state_in, bits)};
+      state_arg = {" --state ", state_hex(x.state_in, bits)};
+    end
+    s = $sformatf("MISMATCH packet=%0d what=%s configuration=%s\n", index, what, config_name);
+    s = {s, $sformatf("  switch %0d port %0d congested %0d%s\n", x.switch_id, x.port, x.congested, state)};
+    s = {s, $sformatf("  in   %s\n", in), detail};
+    return {s, $sformatf("  reproduce: %s --switch %0d --port %0d%s%s --packet %s --out out/repro\n", command,
+                         x.switch_id, x.port, cong_arg, state_arg, in)};
+  endfunction
+
+  function automatic string packet_detail(chandle model, packet_t g, int g_len, packet_t want, int want_len);
+    /*verilator no_inline_task*/
+    return $sformatf("  got  %s\n  want %s\n  diff:\n%s", hex_of(g, g_len), hex_of(want, want_len),
+                     indent(ibr_dpi_diff(model, g, g_len, want, want_len, MaxBytes)));
+  endfunction
+
+  function automatic string status_detail(expect_t x, bit [4:0] stat, int field);
+    /*verilator no_inline_task*/
+    string s = $sformatf("  got  replace %0d saturated %0d congested %0d hash %0d malformed %0d field %0d\n", stat[4],
+                         stat[3], stat[2], stat[1], stat[0], field);
+    return {s, $sformatf("  want replace %0d saturated %0d congested %0d hash %0d malformed %0d field %0d (l=%0d)\n",
+                         x.replaced, x.saturated, x.congested, x.hash_bit, x.malformed, x.hop_field, x.hop_l)};
+  endfunction
+
+  function automatic string state_detail(state_t g, state_t want, int bits);
+    /*verilator no_inline_task*/
+    return $sformatf("  got  state %s\n  want state %s\n", state_hex(g, bits), state_hex(want, bits));
+  endfunction
+
+  // fail counts a mismatch and prints the first max_fail in full.
+  function void fail(string text);
+    mismatches++;
+    if (mismatches <= max_fail) $write("%s", text);
+  endfunction
+
+  // next_packet draws a random packet, has the model build it and run its
+  // stage, and files what the model expects.
+  // next_packet's record and scratch: static, since wide automatic variables
+  // are cleared on every call.
+  expect_t e;
+  packet_t payload, pkt;
+  state_t state;
+  function void next_packet();
+    int st, plen, hop_l, hop_field;
+    bit k, hash_bit, replaced, saturated;
+    k = below(4) == 0;  // a quarter global
+    plen = below(MaxPayload + 1);
+    for (int i = 0; i < (MaxPayload + 7) / 8; i++) payload[64*i+:64] = rnd();
+    e = '0;
+    st = ibr_dpi_build(models[k], 16'(rnd()), 16'(rnd()), 8'(below(16)), 8'(below(16)), 8'(rnd()), 16'(rnd()),
+                       32'(below(1 << 24)), 32'(below(1 << 24)), 8'(below(64)), 8'(rnd()), 32'(below(1 << 20)),
+                       8'(rnd()), {rnd(), rnd()}, {rnd(), rnd()}, payload, plen, e.in, e.len, MaxBytes);
+    if (st != IbrOk) begin
+      $display("ERROR build: %s", ibr_dpi_error(models[k]));
+      $finish;
+    end
+    e.index = made;
+    e.switch_id = chain_switch;
+    e.port = chain_port;
+    e.congested = below(2) == 1;
+    e.state_in = model_state;
+    pkt = e.in;
+    state = model_state;
+    st = ibr_dpi_stage(models[k], pkt, e.len, chain_switch, chain_port, e.congested, state, hop_l, hash_bit,
+                       replaced, saturated, hop_field, MaxBytes, StateBits);
+    if (st == IbrErrPacket) begin
+      // The model refuses it (a sender-draw field of 0, spec section 4): the
+      // RTL must pass it unchanged and flag it.
+      e.malformed = 1;
+      malformed++;
+    end else if (st != IbrOk) begin
+      $display("ERROR stage: %s", ibr_dpi_error(models[k]));
+      $finish;
+    end
+    e.out = pkt;
+    e.state_out = state;
+    model_state = state;
+    e.replaced = replaced;
+    e.saturated = saturated;
+    e.hash_bit = hash_bit;
+    e.hop_field = hop_field;
+    e.hop_l = hop_l;
+    if (made - stat_head >= RingSize) begin
+      $display("ERROR more than %0d packets in flight", RingSize);
+      $finish;
+    end
+    ring[made%RingSize] = e;
+    exp_out[made%RingSize] = e.out;
+    exp_state_out[made%RingSize] = e.state_out;
+    exp_len[made%RingSize] = e.len;
+    exp_field[made%RingSize] = e.hop_field;
+    exp_stat[made%RingSize] = {e.replaced, e.saturated, e.congested, e.hash_bit, e.malformed};
+    made++;
+    cur = e.in;
+    cur_words = (e.len + 7) / 8;
+  endfunction
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      blank = '0;
+      sel_q <= sel;
+      {cfg_we_q, cong_q, gen_load_q, in_valid_q, in_sop_q, in_eop_q, out_ready_q} <= '0;
+      chain_left = 0;
+    end else begin
+      cycles++;
+      idle++;
+      // The egress: words and statuses the DUT gave at this edge.
+      if (out_valid && out_ready_q) begin
+        idle = 0;
+        if (out_head == made) begin
+          fail(report(blank, made, "extra", $sformatf("  an output word %h with no packet in flight\n",
+                                                          out_data), name, repro, state_bits));
+        end else begin
+          if (out_sop) begin
+            got = '0;
+            got_words = 0;
+          end
+          if (got_words < MaxBytes / 8) got[64*got_words+:64] = {<<8{out_data}};
+          got_words++;
+          if (out_eop) begin
+            if (8 * got_words - int'(out_empty) != exp_len[out_head%RingSize] || got != exp_out[out_head%RingSize])
+              fail(report(ring[out_head%RingSize], out_head, "packet",
+                          packet_detail(models[0], got, 8 * got_words - int'(out_empty), exp_out[out_head%RingSize],
+                                        exp_len[out_head%RingSize]), name, repro, state_bits));
+            out_head++;
+          end
+        end
+      end
+      if (stat_valid) begin
+        if (stat_head == made) begin
+          fail(report(blank, made, "extra-status", "  a status with no packet in flight\n", name, repro,
+                      state_bits));
+        end else begin
+          got_stat = {stat_replace, stat_saturated, stat_cong, stat_hash, stat_malformed};
+          if (exp_stat[stat_head%RingSize][0] ? !stat_malformed :
+              got_stat != exp_stat[stat_head%RingSize] || int'(stat_field) != exp_field[stat_head%RingSize])
+            fail(report(ring[stat_head%RingSize], stat_head, "status",
+                        status_detail(ring[stat_head%RingSize], got_stat, int'(stat_field)), name, repro, state_bits));
+          else if (state_bits > 0 && gen_state != exp_state_out[stat_head%RingSize])
+            fail(report(ring[stat_head%RingSize], stat_head, "state",
+                        state_detail(gen_state, exp_state_out[stat_head%RingSize], state_bits), name, repro,
+                        state_bits));
+          stat_head++;
+        end
+      end
+
+      // The ingress: a word accepted at this edge; then the next cycle's inputs.
+      if (in_valid_q && in_ready) begin
+        idle = 0;
+        word++;
+        if (word == cur_words) have = 0;
+      end
+      {cfg_we_q, gen_load_q, in_valid_q} <= '0;
+      if (!have && made < packets && stat_head == made && (chain_left == 0 || !loaded)) begin
+        // A new chain: a port, its generator loaded between packets.
+        if (chain_left == 0) begin
+          chain_switch = 16'(below(max_switch + 1));
+          chain_port = 8'(1 + below(max_port));
+          chain_left = chain_len;
+          if (ibr_dpi_port_state(models[0], chain_switch, chain_port, model_state, StateBits) != IbrOk) begin
+            $display("ERROR port state: %s", ibr_dpi_error(models[0]));
+            $finish;
+          end
+        end
+        if (state_bits > 0) begin
+          gen_load_q <= 1'b1;
+          gen_state_q <= model_state;
+        end
+        loaded = 1;
+      end else if (!have && made < packets && loaded && chain_left > 0 && below(100) >= gap_pct) begin
+        next_packet();
+        chain_left--;
+        if (chain_left == 0) loaded = 0;
+        have = 1;
+        word = 0;
+      end
+      if (have) begin
+        // Byte 0 of the packet leaves first, in bits 63..56 (cur is zero past the packet's end).
+        in_valid_q <= 1'b1;
+        in_data_q <= {<<8{cur[64*word+:64]}};
+        in_sop_q <= word == 0;
+        in_eop_q <= word == cur_words - 1;
+        in_empty_q <= 3'(8 * cur_words - exp_len[(made-1)%RingSize]);
+        if (word == 0) begin
+          cfg_we_q <= 1'b1;
+          cfg_switch_q <= chain_switch;
+          cfg_port_q <= chain_port;
+          cong_q <= exp_stat[(made-1)%RingSize][2];
+        end
+      end
+      out_ready_q <= stall_pct == 0 || below(100) >= stall_pct;
+
+      if (made == packets && out_head == made && stat_head == made) begin
+        $display("RESULT packets=%0d mismatches=%0d malformed=%0d cycles=%0d", out_head, mismatches, malformed,
+                 cycles);
+        $finish;
+      end
+      if (idle > 100000) begin
+        fail(report(ring[out_head%RingSize], out_head, "deadlock", $sformatf("  no progress in %0d cycles\n", idle), name,
+                    repro, state_bits));
+        $display("RESULT packets=%0d mismatches=%0d malformed=%0d cycles=%0d", out_head, mismatches, malformed,
+                 cycles);
+        $finish;
+      end
+    end
+  end
+endmodule
