@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"ibreservoir/dpi"
+	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
@@ -61,12 +63,12 @@ func init() {
 		"configurations: flags (the one the RTL flags choose), all (every hash x generator x count width), subset (one per hash), or comma-separated names like mult0_ideal_c3")
 	fs.StringVar(&scoreboardOpts.Work, "work", scoreboardOpts.Work, "work directory: the C library and the Verilator build")
 	fs.StringVar(&scoreboardOpts.Lib, "lib", "", "a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi); default: build it")
-	fs.IntVar(&scoreboardOpts.Packets, "packets", scoreboardOpts.Packets, "packets per configuration")
+	cli.IntVar(fs, &scoreboardOpts.Packets, "packets", 1, math.MaxInt, "packets per configuration")
 	fs.Uint64Var(&scoreboardOpts.Seed, "seed", scoreboardOpts.Seed, "seed of the random packets and of the ports' generator states")
-	fs.IntVar(&scoreboardOpts.Chain, "chain", scoreboardOpts.Chain, "packets through each port before the next (a port's generator state is loaded at its first)")
-	fs.IntVar(&scoreboardOpts.Stall, "stall", scoreboardOpts.Stall, "percent of cycles with the egress ready low, 0..95")
-	fs.IntVar(&scoreboardOpts.Gap, "gap", scoreboardOpts.Gap, "percent chance of an idle ingress cycle before a packet, 0..95")
-	fs.IntVar(&scoreboardOpts.MaxFail, "max-fail", scoreboardOpts.MaxFail, "mismatches printed in full per configuration (all are counted)")
+	cli.IntVar(fs, &scoreboardOpts.Chain, "chain", 1, math.MaxInt, "packets through each port before the next (a port's generator state is loaded at its first)")
+	cli.IntVar(fs, &scoreboardOpts.Stall, "stall", 0, dpi.MaxPercent, "percent of cycles with the egress ready low (at 100 nothing moves)")
+	cli.IntVar(fs, &scoreboardOpts.Gap, "gap", 0, dpi.MaxPercent, "percent chance of an idle ingress cycle before a packet")
+	cli.IntVar(fs, &scoreboardOpts.MaxFail, "max-fail", 0, math.MaxInt, "mismatches printed in full per configuration (all are counted)")
 	bindRTLFlags(fs, &scoreboardOpts.Flags)
 	rootCmd.AddCommand(scoreboardCmd)
 }
@@ -75,15 +77,9 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	switch {
-	case o.Packets < 1:
-		return fmt.Errorf("--packets %d: give at least 1", o.Packets)
-	case o.Chain < 1:
-		return fmt.Errorf("--chain %d: give at least 1", o.Chain)
-	case o.Stall < 0 || o.Stall > 95 || o.Gap < 0 || o.Gap > 95:
-		return fmt.Errorf("--stall %d, --gap %d: percentages 0..95 (at 100 nothing moves)", o.Stall, o.Gap)
-	case o.MaxFail < 0:
-		return fmt.Errorf("--max-fail %d: give 0 or more", o.MaxFail)
+	run := dpi.RunOptions{Packets: o.Packets, Seed: o.Seed, Chain: o.Chain, Stall: o.Stall, Gap: o.Gap, MaxFail: o.MaxFail}
+	if err := run.Check(); err != nil {
+		return err
 	}
 	cfgs, err := pickConfigs(o.Configs, o.Flags, vectors.RTLMatrix())
 	if err != nil {
@@ -104,8 +100,8 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	repro := func(c verilog.Config) string { return prefix + " stage " + strings.Join(rtlArgs(c), " ") }
 	mismatches := 0
 	for sel := range cfgs {
-		r, err := b.Run(ctx, sel, dpi.RunOptions{Packets: o.Packets, Seed: o.Seed, Chain: o.Chain, Stall: o.Stall,
-			Gap: o.Gap, MaxFail: o.MaxFail, Repro: repro})
+		run.Repro = repro
+		r, err := b.Run(ctx, sel, run)
 		if err != nil {
 			return err
 		}

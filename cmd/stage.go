@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"ibreservoir/header"
+	"ibreservoir/internal/cli"
 	"ibreservoir/rng"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
@@ -19,8 +21,8 @@ import (
 type stageOptions struct {
 	Out       string
 	Packet    string
-	Switch    uint16
-	Port      uint8
+	Switch    int
+	Port      int
 	Congested bool
 	State     string
 	Flags     rtlFlags
@@ -57,8 +59,9 @@ func init() {
 	fs := stageCmd.Flags()
 	fs.StringVar(&stageOpts.Out, "out", stageOpts.Out, "output directory of the vector files")
 	fs.StringVar(&stageOpts.Packet, "packet", "", "the packet entering the stage, LRH byte 0 through the VCRC, in hex")
-	fs.Uint16Var(&stageOpts.Switch, "switch", 0, "the switch ID")
-	fs.Uint8Var(&stageOpts.Port, "port", 1, "the output port")
+	stageOpts.Port = 1
+	cli.IntVar(fs, &stageOpts.Switch, "switch", 0, math.MaxUint16, "the switch ID")
+	cli.IntVar(fs, &stageOpts.Port, "port", 0, math.MaxUint8, "the output port")
 	fs.BoolVar(&stageOpts.Congested, "congested", false, "the port is congested for this packet")
 	fs.StringVar(&stageOpts.State, "state", "", "the port's generator state before the packet, hex, most significant digit first (not with --generator sender)")
 	bindRTLFlags(fs, &stageOpts.Flags)
@@ -89,7 +92,7 @@ func runStage(ctx context.Context, w io.Writer, o stageOptions) error {
 			return fmt.Errorf("--state: %w", err)
 		}
 	}
-	r := vectors.Replay{Name: "given", In: pkt, Switch: o.Switch, Port: o.Port, Congested: o.Congested, State: state}
+	r := vectors.Replay{Name: "given", In: pkt, Switch: uint16(o.Switch), Port: uint8(o.Port), Congested: o.Congested, State: state}
 	v, err := set.Append(r.Name, r.In, r.Switch, r.Port, r.Congested, r.State)
 	if err != nil {
 		return err

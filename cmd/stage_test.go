@@ -35,7 +35,7 @@ func TestStageCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := set.Vectors[len(set.Vectors)-1]
-		o := stageOptions{Out: t.TempDir(), Packet: hex.EncodeToString(v.In), Switch: v.Switch, Port: v.Port, Congested: v.Congested, Flags: f}
+		o := stageOptions{Out: t.TempDir(), Packet: hex.EncodeToString(v.In), Switch: int(v.Switch), Port: int(v.Port), Congested: v.Congested, Flags: f}
 		if set.StateBits > 0 {
 			o.State = v.StateIn.Hex(set.StateBits)
 		}

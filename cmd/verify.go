@@ -328,7 +328,9 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	printHoles(w, cr)
+	if !vf.Manifest.Replay {
+		printHoles(w, cr)
+	}
 	fmt.Fprintf(w, "verilator %s: %d of %d vectors, %d mismatches, %d cycles; coverage %d/%d bins, %d/%d comparator edges; simulation %.3f s (%.2f M vectors/s), whole run %.3f s (%.2f M vectors/s)\n",
 		c.Name(), r.Vectors, vf.Header.Count, r.Mismatches, r.Cycles, cr.Reachable-len(cr.Missing), cr.Reachable, cr.Edges.Hit, cr.Edges.Total,
 		r.SimTime.Seconds(), float64(r.Vectors)/r.SimTime.Seconds()/1e6, r.Wall.Seconds(), float64(r.Vectors)/r.Wall.Seconds()/1e6)
@@ -337,7 +339,7 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	}
 	if cr.Holes() > 0 {
 		if vf.Manifest.Replay {
-			fmt.Fprintf(w, "(a replay set of given packets: its %d coverage holes are not a failure)\n", cr.Holes())
+			fmt.Fprintf(w, "(a replay set of given packets: its coverage is not required)\n")
 			return nil
 		}
 		return exitError{1, fmt.Errorf("%d coverage holes", cr.Holes())}

@@ -163,8 +163,8 @@ type RunOptions struct {
 	Packets int    // packets to check
 	Seed    uint64 // the stimulus seed and the model's (the ports' generator states)
 	Chain   int    // packets through each port before the next (at least 1)
-	Stall   int    // percent of cycles with the egress ready low, 0..95
-	Gap     int    // percent chance of an idle ingress cycle at a packet boundary, 0..95
+	Stall   int    // percent of cycles with the egress ready low, 0..MaxPercent
+	Gap     int    // percent chance of an idle ingress cycle at a packet boundary, 0..MaxPercent
 	MaxFail int    // mismatches reported in full (all are counted)
 	// Repro is the command that runs one packet through the model for a
 	// configuration (ibreservoir stage with its RTL flags); the testbench
@@ -201,6 +201,21 @@ var (
 	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+)$`)
 )
 
+// MaxPercent is the largest Stall and Gap: at 100 nothing moves.
+const MaxPercent = 95
+
+// Check refuses options a run cannot be made with.
+func (o RunOptions) Check() error {
+	if o.Packets < 1 {
+		return fmt.Errorf("dpi: %d packets; want at least 1", o.Packets)
+	}
+	if o.Chain < 1 || o.Stall < 0 || o.Stall > MaxPercent || o.Gap < 0 || o.Gap > MaxPercent || o.MaxFail < 0 {
+		return fmt.Errorf("dpi: chain %d, stall %d%%, gap %d%%, max-fail %d: want chain >= 1, stall and gap 0..%d",
+			o.Chain, o.Stall, o.Gap, o.MaxFail, MaxPercent)
+	}
+	return nil
+}
+
 // Run runs configuration sel of the build. A run that finds mismatches
 // returns them in the Result with a nil error; the error is for runs that
 // could not be made or did not finish.
@@ -208,12 +223,8 @@ func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error)
 	if sel < 0 || sel >= len(b.Configs) {
 		return nil, fmt.Errorf("dpi: configuration %d outside the build's 0..%d", sel, len(b.Configs)-1)
 	}
-	if o.Packets < 1 {
-		return nil, fmt.Errorf("dpi: %d packets; want at least 1", o.Packets)
-	}
-	if o.Chain < 1 || o.Stall < 0 || o.Stall > 95 || o.Gap < 0 || o.Gap > 95 || o.MaxFail < 0 {
-		return nil, fmt.Errorf("dpi: chain %d, stall %d%%, gap %d%%, max-fail %d: want chain >= 1, stall and gap 0..95",
-			o.Chain, o.Stall, o.Gap, o.MaxFail)
+	if err := o.Check(); err != nil {
+		return nil, err
 	}
 	c := b.Configs[sel]
 	repro := "ibreservoir stage"

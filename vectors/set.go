@@ -45,10 +45,10 @@ type Manifest struct {
 	Edges        *EdgeCoverage   `json:"edges,omitempty"` // switch-stage sets: comparator-edge coverage
 	// Replay is set on a set of given packets (StageConfig.Replay), which
 	// makes no claim to cover the bins and edges the generated sets cover.
-	Replay bool `json:"replay,omitempty"`
-	Files        []FileHash      `json:"files"`
-	CPU          cpu.Provenance  `json:"cpu"`
-	GoVersion    string          `json:"go_version"`
+	Replay    bool           `json:"replay,omitempty"`
+	Files     []FileHash     `json:"files"`
+	CPU       cpu.Provenance `json:"cpu"`
+	GoVersion string         `json:"go_version"`
 }
 
 // ModelConfig returns the manifest's model configuration (LNH 0 for a

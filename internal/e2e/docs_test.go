@@ -63,6 +63,15 @@ var docTable = map[string]docEntry{
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0 --gap 0": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	// docs/testbench.md: the C library, the DPI scoreboard, a replayed packet.
+	"go run . scoreboard": {Run: "go run . scoreboard --packets 20000",
+		Why: "a million packets take about 10 s after a build; 20 000 through the same build", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . scoreboard --configs mult0_ideal_c3,crc32_lfsr_lut_b16_c4 --packets 100000": {Run: "go run . scoreboard --configs mult0_ideal_c3,crc32_lfsr_lut_b16_c4 --packets 5000",
+		Why: "the same two configurations, fewer packets", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . scoreboard --configs all --packets 20000": {Run: "go run . scoreboard --configs mult0_ideal_c3,siphash_sender_l3 --packets 2000",
+		Why: "the build of all 88 configurations takes minutes; two of them", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . verify --vectors out/repro/stage/replay_mult0_ideal_c3/stage.bin": {
+		Why: "runs as written on the set the stage command above wrote", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . vectors --only stage/mult0_ideal_c3 --random 100000000": {Exit: 1,
 		Why: "documented as refused before starting: the set would be larger than the free disk"},
 
@@ -117,7 +126,7 @@ type docCommand struct {
 }
 
 // commandStart matches the start of a runnable command line.
-var commandStart = regexp.MustCompile(`^(\$ )?(go run \. |go run \.$|ibreservoir( |$)|\./scripts/)`)
+var commandStart = regexp.MustCompile(`^(\$ )?(go run \. |go run \.$|go build |ibreservoir( |$)|\./scripts/|out/|cc |python3 )`)
 
 // extractCommands lists the commands a Markdown file shows: in fenced and
 // indented code blocks, lines that start a command (after a "$ " prompt, if
