@@ -105,8 +105,11 @@ const (
 	batchCongs = 2
 )
 
-// A recBatch is the records of one kernel call.
-type recBatch struct{ recs []uint32 }
+// A recBatch is the records of one kernel call: n words of recs.
+type recBatch struct {
+	n    int
+	recs [batchSize * kernel.RecWords]uint32
+}
 
 // batchSize bounds the records the kernels walk per call, so that they stay
 // in the first-level cache (16 bytes each: 8 KiB).
@@ -148,9 +151,6 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 		}
 	}
 	t.sip = sipKeyOf(m.cfg.Hash)
-	for i := range t.batch {
-		t.batch[i].recs = make([]uint32, 0, batchSize*kernel.RecWords)
-	}
 	return t, nil
 }
 
@@ -180,14 +180,21 @@ func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 // Every hash with a Form takes the parity kernel (the multiplicative and
 // parity hashes through the sign of the product, the CRCs through the parity
 // of their mask); SipHash, which has none, the SipHash kernel.
-func (t *Tally) Add(s Sample) {
+func (t *Tally) Add(s Sample) { t.add(&s) }
+
+// add is Add with the sample by reference. Add, small enough to inline,
+// hands the caller's copy of the sample to it: the sample's forty bytes are
+// not copied again through the stack for the call, which costs (through
+// store-forwarding stalls) about as much as the kernel's work on 401 links.
+func (t *Tally) add(sp *Sample) {
+	s := sp
 	t.Packets++
 	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight {
-		t.addReference(s)
+		t.addReference(*s)
 		return
 	}
 	if t.sip != nil {
-		t.addSip(s)
+		t.addSip(*s)
 		return
 	}
 	f, _ := t.hash.FormD(s.ID)
@@ -200,7 +207,7 @@ func (t *Tally) Add(s Sample) {
 	} else {
 		var ok bool
 		if b, a, ok = parityForm(f, t.quad, t.mask); !ok {
-			t.addReference(s) // a mask the kernel does not take: not a built-in hash
+			t.addReference(*s) // a mask the kernel does not take: not a built-in hash
 			return
 		}
 	}
@@ -216,17 +223,23 @@ func (t *Tally) Add(s Sample) {
 		sw := signOf(f.C^uint32(s.HopBit)) * w
 		t.sum1 += sw
 		t.sum2 += sw * c
-		t.push(&t.batch[c], b, a, sw, sw*c)
+		if q := &t.batch[c]; q.add(b, a, sw, sw*c) {
+			t.flushBatch(q)
+		}
 	case header.TwoReservoir:
 		if w > 0 {
 			sw := signOf(f.C^uint32(s.HopBit)) * w
 			t.sum1 += sw
-			t.push(&t.batch[batchHops], b, a, sw, 0)
+			if q := &t.batch[batchHops]; q.add(b, a, sw, 0) {
+				t.flushBatch(q)
+			}
 		}
 		if cw := int64(s.CongCount); cw > 0 {
 			sw := signOf(f.C^uint32(s.CongBit)) * cw
 			t.sum2 += sw
-			t.push(&t.batch[batchCongs], b, a, sw, 0)
+			if q := &t.batch[batchCongs]; q.add(b, a, sw, 0) {
+				t.flushBatch(q)
+			}
 		}
 	}
 }
@@ -264,17 +277,16 @@ func b2i(b bool) int {
 // signOf is (-1)^x for a bit x.
 func signOf(x uint32) int64 { return 1 - 2*int64(x&1) }
 
-// push queues one record (b, a, -2*s1, -2*s2) of the parity (or SipHash)
+// add queues one record (b, a, -2*s1, -2*s2) of the parity (or SipHash)
 // contract, charging where the parity is 1 (the SipHash bit mismatches); the
-// caller has added s1 (s2) to the batch's constant part.
-func (t *Tally) push(q *recBatch, b, a uint32, s1, s2 int64) {
-	i := len(q.recs)
-	q.recs = q.recs[:i+kernel.RecWords]
-	r := q.recs[i : i+kernel.RecWords : i+kernel.RecWords]
+// caller has added s1 (s2) to the batch's constant part. It reports whether
+// the batch is full: the caller then flushes it (Tally.flushBatch), so that
+// add stays small enough to inline.
+func (q *recBatch) add(b, a uint32, s1, s2 int64) (full bool) {
+	r := (*[kernel.RecWords]uint32)(q.recs[q.n:])
 	r[0], r[1], r[2], r[3] = b, a, uint32(-2*s1), uint32(-2*s2)
-	if len(q.recs) == cap(q.recs) {
-		t.flushBatch(q)
-	}
+	q.n += kernel.RecWords
+	return q.n == len(q.recs)
 }
 
 // addSip is Add for SipHash: a record (id, bit, -2w, -2cw) charges the
@@ -289,15 +301,21 @@ func (t *Tally) addSip(s Sample) {
 		c := int64(b2i(s.CongBit == 1))
 		t.sum1 += w
 		t.sum2 += w * c
-		t.push(&t.batch[c], s.ID, uint32(s.HopBit), w, w*c)
+		if q := &t.batch[c]; q.add(s.ID, uint32(s.HopBit), w, w*c) {
+			t.flushBatch(q)
+		}
 	case header.TwoReservoir:
 		if w > 0 {
 			t.sum1 += w
-			t.push(&t.batch[batchHops], s.ID, uint32(s.HopBit), w, 0)
+			if q := &t.batch[batchHops]; q.add(s.ID, uint32(s.HopBit), w, 0) {
+				t.flushBatch(q)
+			}
 		}
 		if cw := int64(s.CongCount); cw > 0 {
 			t.sum2 += cw
-			t.push(&t.batch[batchCongs], s.ID, uint32(s.CongBit), cw, 0)
+			if q := &t.batch[batchCongs]; q.add(s.ID, uint32(s.CongBit), cw, 0) {
+				t.flushBatch(q)
+			}
 		}
 	}
 }
@@ -313,9 +331,10 @@ func sipKeyOf(h hash.Func) *kernel.SipKey {
 }
 
 func (t *Tally) flushBatch(q *recBatch) {
-	if len(q.recs) == 0 {
+	if q.n == 0 {
 		return
 	}
+	recs := q.recs[:q.n]
 	out1, out2 := t.counts, t.congested
 	switch q {
 	case &t.batch[batchHops]:
@@ -325,15 +344,15 @@ func (t *Tally) flushBatch(q *recBatch) {
 	}
 	switch {
 	case t.sip != nil && t.generic:
-		kernel.SipGeneric(*t.sip, t.D, q.recs, out1, out2, false)
+		kernel.SipGeneric(*t.sip, t.D, recs, out1, out2, false)
 	case t.sip != nil:
-		kernel.Sip(*t.sip, t.D, q.recs, out1, out2, false)
+		kernel.Sip(*t.sip, t.D, recs, out1, out2, false)
 	case t.generic:
-		kernel.ParityGeneric(t.D, q.recs, out1, out2, t.quad, t.mask)
+		kernel.ParityGeneric(t.D, recs, out1, out2, t.quad, t.mask)
 	default:
-		kernel.Parity(t.D, q.recs, out1, out2, t.quad, t.mask)
+		kernel.Parity(t.D, recs, out1, out2, t.quad, t.mask)
 	}
-	q.recs = q.recs[:0]
+	q.n = 0
 }
 
 // Flush completes the batched packets. Every reader of the counts calls it;
