@@ -23,7 +23,8 @@ const DecodeRecordFormat = "ibreservoir-decode-record/1"
 // decode summary and its decode parts.
 type DecodeRecord struct {
 	Format  string        `json:"format"`
-	Command string        `json:"command"` // how the run was made
+	Command string        `json:"command"`        // how the run was made
+	Note    string        `json:"note,omitempty"` // Config.SizeNote: a quick or reduced run says so
 	Config  Config        `json:"config"`
 	Summary DecodeSummary `json:"summary"`
 	Parts   []DecodePart  `json:"parts"`
@@ -35,7 +36,8 @@ func (r *Report) DecodeRecord(command string) (*DecodeRecord, error) {
 	if r.Summary.Decode == nil {
 		return nil, errors.New("the run has no decode family (--decode=false)")
 	}
-	return &DecodeRecord{Format: DecodeRecordFormat, Command: command, Config: r.Config, Summary: *r.Summary.Decode, Parts: r.DecodeParts}, nil
+	return &DecodeRecord{Format: DecodeRecordFormat, Command: command, Note: r.Config.SizeNote(), Config: r.Config,
+		Summary: *r.Summary.Decode, Parts: r.DecodeParts}, nil
 }
 
 // WriteJSON writes the record as indented JSON.
@@ -102,7 +104,9 @@ const chooseLink = "thesis"
 // decode verdict at each window size (the packet-id options that pass, the
 // link encoding the thesis's), the costs the synthesis measured, and then
 // the cheapest configuration sound for decoding at each window size (by
-// standard-cell area where every candidate has one, else by cells).
+// standard-cell area where every candidate has one, else by cells). A
+// record of a quick or reduced run puts its warning (Config.SizeNote) above
+// the table.
 func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 	ks := d.Summary.Windows
 	hashVerdict := map[string][]WindowVerdict{} // hash|id -> per window
@@ -176,6 +180,9 @@ func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 		return "", errors.New("no synthesized configuration at a 3-bit hop count or with sender draws")
 	}
 	var b strings.Builder
+	if note := d.Config.SizeNote(); note != "" {
+		fmt.Fprintf(&b, "**%s**\n\n", note)
+	}
 	fmt.Fprintf(&b, "| hash | generator |")
 	for _, k := range ks {
 		fmt.Fprintf(&b, " %s |", windowName(k))

@@ -57,8 +57,14 @@ func TestChooseTable(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
 	}
-	if strings.Contains(tab, "c4") || strings.Contains(tab, "area") {
-		t.Errorf("the 4-bit row or an area column crept in:\n%s", tab)
+	if strings.Contains(tab, "c4") || strings.Contains(tab, "area") || strings.Contains(tab, "RUN") {
+		t.Errorf("the 4-bit row, an area column or a size warning crept in:\n%s", tab)
+	}
+	// A quick run's record says so above its table.
+	quick := chooseRecord()
+	quick.Config.Size = QuickSize()
+	if tab, err := ChooseTable(quick, synth); err != nil || !strings.HasPrefix(tab, "**QUICK RUN (--quick)") {
+		t.Errorf("a quick record's table does not start with the quick warning (err %v):\n%s", err, tab)
 	}
 	// With standard-cell area, the cheapest is by area, and the columns show.
 	synth[0].AreaUM2, synth[3].AreaUM2 = fp(90000), fp(80000)
