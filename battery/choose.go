@@ -41,11 +41,7 @@ func (r *Report) DecodeRecord(command string) (*DecodeRecord, error) {
 }
 
 // WriteJSON writes the record as indented JSON.
-func (d *DecodeRecord) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(d)
-}
+func (d *DecodeRecord) WriteJSON(w io.Writer) error { return writeIndented(w, d) }
 
 // ReadDecodeRecord reads a record written by WriteJSON.
 func ReadDecodeRecord(rd io.Reader) (*DecodeRecord, error) {

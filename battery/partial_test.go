@@ -9,11 +9,16 @@ import (
 	"testing"
 )
 
-// shardOf runs shard 0 of 1 of a small battery and returns it after a trip
-// through the file format.
+// shardOf runs a small battery (one hash, the ideal generator) as shard 0
+// of 1.
 func shardOf(t *testing.T) (*Battery, *Partial) {
 	t.Helper()
-	c := smallConfig([]string{"mult0"}, []string{"ideal"})
+	return wholeShard(t, smallConfig([]string{"mult0"}, []string{"ideal"}))
+}
+
+// wholeShard runs c as shard 0 of 1.
+func wholeShard(t *testing.T, c Config) (*Battery, *Partial) {
+	t.Helper()
 	b, err := New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -119,14 +124,7 @@ func TestMergeRefusesCorruptPartials(t *testing.T) {
 func TestMergeRefusesCorruptDecode(t *testing.T) {
 	c := decodeConfig([]string{"mult0"}, []string{"ideal"})
 	c.IDs, c.CountBits, c.Lockstep = []string{"psn-slid"}, []int{3}, false
-	b, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := b.RunShard(context.Background(), 0, 1, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, p := wholeShard(t, c)
 	for _, tc := range []struct {
 		prefix string
 		word   int

@@ -276,10 +276,14 @@ func (p Part) name() string {
 }
 
 // WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error { return writeIndented(w, r) }
+
+// writeIndented writes v as JSON indented by two spaces, the form of the
+// battery's readable JSON outputs.
+func writeIndented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // ReadReport reads a report written by WriteJSON.
