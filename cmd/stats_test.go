@@ -174,13 +174,14 @@ func TestStatsQuickSaysSo(t *testing.T) {
 	o.cfg.Hashes, o.cfg.Generators = []string{"mult0"}, []string{"ideal"}
 	o.cfg.IDs, o.cfg.Links, o.cfg.CountBits = []string{"psn-slid"}, []string{"thesis"}, []int{3}
 	o.cfg.Decode.Topologies, o.cfg.Decode.Numberings, o.cfg.Decode.Flows = []string{"tapered-5.3"}, []string{"topo"}, []int{1}
-	o.jsonPath, o.report = filepath.Join(dir, "s.json"), filepath.Join(dir, "rep")
+	o.jsonPath, o.report, o.record = filepath.Join(dir, "s.json"), filepath.Join(dir, "rep"), filepath.Join(dir, "decode.json")
 	if err := runStats(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	js, _ := os.ReadFile(o.jsonPath)
 	md, _ := os.ReadFile(filepath.Join(o.report, "report.md"))
-	for name, out := range map[string]string{"text": o.stdout.(*bytes.Buffer).String(), "json": string(js), "markdown": string(md)} {
+	rec, _ := os.ReadFile(o.record)
+	for name, out := range map[string]string{"text": o.stdout.(*bytes.Buffer).String(), "json": string(js), "markdown": string(md), "decode record": string(rec)} {
 		if !strings.Contains(out, "QUICK RUN") || !strings.Contains(out, "not evidence") {
 			t.Errorf("the %s output does not say it is quick and what it cannot be trusted for", name)
 		}
