@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -357,16 +356,11 @@ const (
 // replaceSummary returns doc with the text between the summary markers
 // replaced by table.
 func replaceSummary(doc, table []byte) ([]byte, error) {
-	i := bytes.Index(doc, []byte(summaryBegin))
-	j := bytes.Index(doc, []byte(summaryEnd))
-	if i < 0 || j < i {
-		return nil, fmt.Errorf("no synthesis summary markers: want a line %q and, after it, a line %q", summaryBegin, summaryEnd)
+	out, err := replaceMarked(doc, summaryBegin, summaryEnd, table)
+	if err != nil {
+		return nil, fmt.Errorf("synthesis summary: %w", err)
 	}
-	i += len(summaryBegin)
-	out := append([]byte{}, doc[:i]...)
-	out = append(out, '\n')
-	out = append(out, table...)
-	return append(out, doc[j:]...), nil
+	return out, nil
 }
 
 // writeSummary rewrites the synthesis summary of the Markdown file path.
