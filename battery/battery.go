@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,6 +30,7 @@ type Subject struct {
 	Generator string `json:"generator,omitempty"`
 	L         int    `json:"l,omitempty"`          // a generator test's l (1..2^b)
 	CountBits int    `json:"count_bits,omitempty"` // an estimator test's b
+	Window    int    `json:"window,omitempty"`     // a decode test's window: 2^Window consecutive packets
 }
 
 func (s Subject) String() string {
@@ -45,6 +47,9 @@ func (s Subject) String() string {
 	}
 	if s.CountBits > 0 {
 		parts = append(parts, fmt.Sprintf("b=%d", s.CountBits))
+	}
+	if s.Window > 0 {
+		parts = append(parts, fmt.Sprintf("window=2^%d", s.Window))
 	}
 	return strings.Join(parts, " ")
 }
@@ -86,10 +91,15 @@ type Acc struct {
 	Top    []Extreme `json:"top,omitempty"`
 }
 
-// add adds o into a; Top keeps the k worst.
-func (a *Acc) add(o Acc, k int) {
+// add adds o into a; Top keeps the k worst. A sum that overflows 64 bits is
+// an error (every count of a real run is far below it).
+func (a *Acc) add(o Acc, k int) error {
 	for i := range a.Counts {
-		a.Counts[i] += o.Counts[i]
+		sum, carry := bits.Add64(a.Counts[i], o.Counts[i], 0)
+		if carry != 0 {
+			return fmt.Errorf("count %d overflows 64 bits when the chunks are added (%d + %d)", i, a.Counts[i], o.Counts[i])
+		}
+		a.Counts[i] = sum
 	}
 	if len(o.Top) > 0 {
 		a.Top = append(a.Top, o.Top...)
@@ -98,6 +108,7 @@ func (a *Acc) add(o Acc, k int) {
 			a.Top = a.Top[:k]
 		}
 	}
+	return nil
 }
 
 // A testSpec is one test of the plan.
@@ -112,6 +123,18 @@ type testSpec struct {
 	topK     int
 	run      func(chunk int, a *Acc)
 	final    func(a Acc) Result
+	// finalAll, when set instead of final, gives several results (a decode
+	// test's window sizes), each with its own Subject.Window.
+	finalAll func(a Acc) []Result
+	// limit is the most a count of the chunk can be: what the chunk counts
+	// (its values, draws, packets, trials). 0 means the counts are not
+	// bounded by one number and vet alone checks them.
+	limit func(chunk int) uint64
+	// vet checks a chunk's counts beyond the limit; nil for none.
+	vet func(chunk int, a Acc) error
+	// weight is a chunk's work in units of about a million hash
+	// evaluations, for progress; 0 counts as 1.
+	weight int
 }
 
 func (t *testSpec) key() string {
@@ -225,23 +248,33 @@ func (b *Battery) Tests() (tests, chunks int) {
 }
 
 // A Partial is the counts of some or all chunks of a battery: what a shard
-// writes and what Merge combines.
+// writes and what Merge combines. Its checksum is the SHA-256 of its JSON
+// with the checksum empty: ReadPartial refuses a partial whose checksum does
+// not match, and Finalize every chunk whose counts lie outside what the plan
+// allows.
 type Partial struct {
-	Format string        `json:"format"`
-	Config Config        `json:"config"`
-	Shards []int         `json:"shards"` // the shard indices this holds (of Of)
-	Of     int           `json:"of"`     // the number of shards
-	Items  []PartialItem `json:"items"`
+	Format   string        `json:"format"`
+	Config   Config        `json:"config"`
+	Shards   []int         `json:"shards"` // the shard indices this holds (of Of)
+	Of       int           `json:"of"`     // the number of shards
+	Items    []PartialItem `json:"items"`
+	Checksum string        `json:"checksum"`
 }
 
-// A PartialItem is one chunk's data.
+// A PartialItem is one chunk's data, with what it counted: N, the values,
+// draws, packets or trials behind its counts, each of which is at most N (0
+// for a test whose counts are vetted otherwise).
 type PartialItem struct {
 	Test  string `json:"test"`
 	Chunk int    `json:"chunk"`
+	N     uint64 `json:"n"`
 	Acc
 }
 
-// Progress is told, after each chunk, how many of the shard's chunks are done.
+// Progress is told, after each chunk, how much of the shard's work is done:
+// in units of about a million hash evaluations, so that the share done and
+// the time left mean something when a few chunks are much heavier than the
+// rest (the decode family's).
 type Progress func(done, total int)
 
 type item struct {
@@ -275,6 +308,10 @@ func (b *Battery) RunShard(ctx context.Context, shard, of, workers int, progress
 		workers = runtime.GOMAXPROCS(0)
 	}
 	items := b.items(shard, of)
+	total := 0
+	for _, it := range items {
+		total += max(it.t.weight, 1)
+	}
 	accs := make([]Acc, len(items))
 	var (
 		mu   sync.Mutex
@@ -298,9 +335,9 @@ func (b *Battery) RunShard(ctx context.Context, shard, of, workers int, progress
 				}
 				accs[i] = a
 				mu.Lock()
-				done++
+				done += max(it.t.weight, 1)
 				if progress != nil {
-					progress(done, len(items))
+					progress(done, total)
 				}
 				mu.Unlock()
 			}
@@ -323,7 +360,7 @@ feed:
 	}
 	p := &Partial{Format: PartialFormat, Config: b.cfg, Shards: []int{shard}, Of: of}
 	for i, it := range items {
-		p.Items = append(p.Items, PartialItem{Test: it.t.key(), Chunk: it.chunk, Acc: accs[i]})
+		p.Items = append(p.Items, PartialItem{Test: it.t.key(), Chunk: it.chunk, N: it.t.limit(it.chunk), Acc: accs[i]})
 	}
 	return p, nil
 }
@@ -412,7 +449,12 @@ func (b *Battery) Finalize(p *Partial) (*Report, error) {
 			return nil, fmt.Errorf("finalize: test %q chunk %d appears twice", it.Test, it.Chunk)
 		}
 		got[i][it.Chunk] = true
-		sums[i].add(it.Acc, t.topK)
+		if err := t.checkItem(it); err != nil {
+			return nil, fmt.Errorf("finalize: test %q chunk %d: %w; the partial is corrupt, rerun its shard", it.Test, it.Chunk, err)
+		}
+		if err := sums[i].add(it.Acc, t.topK); err != nil {
+			return nil, fmt.Errorf("finalize: test %q chunk %d: %w; the partial is corrupt, rerun its shard", it.Test, it.Chunk, err)
+		}
 	}
 	for i, t := range b.tests {
 		for c, ok := range got[i] {
@@ -421,36 +463,82 @@ func (b *Battery) Finalize(p *Partial) (*Report, error) {
 			}
 		}
 	}
-	results := make([]Result, len(b.tests))
+	var results []Result
 	for i, t := range b.tests {
-		r := t.final(sums[i])
-		r.Test = t.group + "/" + t.name
-		r.Subject = t.subject
-		r.Scenario = t.scenario
-		r.Check = t.check
-		if t.check {
-			r.P = Float(math.NaN())
-		}
-		if r.Verdict == Invalid {
-			r.P = Float(math.NaN())
-		}
-		results[i] = r
-	}
-	ps := make([]float64, len(results))
-	for i, r := range results {
-		ps[i] = float64(r.P)
-	}
-	adj := holm(ps)
-	for i := range results {
-		results[i].PHolm = Float(adj[i])
-		if results[i].Check || results[i].Verdict == Invalid {
-			continue
-		}
-		if adj[i] <= b.cfg.Alpha {
-			results[i].Verdict = Fail
+		var rs []Result
+		if t.finalAll != nil {
+			rs = t.finalAll(sums[i])
 		} else {
-			results[i].Verdict = Pass
+			rs = []Result{t.final(sums[i])}
+		}
+		for _, r := range rs {
+			r.Test = t.group + "/" + t.name
+			window := r.Subject.Window
+			r.Subject = t.subject
+			r.Subject.Window = window
+			r.Scenario = t.scenario
+			r.Check = t.check
+			if t.check {
+				r.P = Float(math.NaN())
+			}
+			if r.Verdict == Invalid {
+				r.P = Float(math.NaN())
+			}
+			results = append(results, r)
+		}
+	}
+	// Holm's correction runs over each family apart: the randomness tests
+	// and the decode tests answer different questions, and each family's
+	// verdicts hold at its family-wise error rate alpha.
+	for _, decode := range []bool{false, true} {
+		var idx []int
+		var ps []float64
+		for i, r := range results {
+			if isDecode(r.Test) == decode {
+				idx = append(idx, i)
+				ps = append(ps, float64(r.P))
+			}
+		}
+		adj := holm(ps)
+		for k, i := range idx {
+			results[i].PHolm = Float(adj[k])
+			if results[i].Check || results[i].Verdict == Invalid {
+				continue
+			}
+			if adj[k] <= b.cfg.Alpha {
+				results[i].Verdict = Fail
+			} else {
+				results[i].Verdict = Pass
+			}
 		}
 	}
 	return b.report(results), nil
 }
+
+// checkItem checks a chunk's counts against its domain: what it counted is
+// what the plan counts, no count exceeds it, and the test's own vetting.
+func (t *testSpec) checkItem(it PartialItem) error {
+	n := t.limit(it.Chunk)
+	if it.N != n {
+		return fmt.Errorf("it says it counted %d values, the plan counts %d", it.N, n)
+	}
+	if n > 0 {
+		for i, c := range it.Counts {
+			if c > n {
+				return fmt.Errorf("count %d is %d, more than the %d values it counted", i, c, n)
+			}
+		}
+		for _, e := range it.Top {
+			if e.Count > n || e.Score > n {
+				return fmt.Errorf("a worst pair %d,%d agrees on %d (score %d) of %d values", e.A, e.B, e.Count, e.Score, n)
+			}
+		}
+	}
+	if t.vet != nil {
+		return t.vet(it.Chunk, it.Acc)
+	}
+	return nil
+}
+
+// isDecode reports whether a result's test belongs to the decode family.
+func isDecode(test string) bool { return strings.HasPrefix(test, "decode/") }

@@ -41,26 +41,27 @@ import (
 
 // Format names the JSON forms; a reader refuses any other.
 const (
-	PartialFormat = "ibreservoir-stats-partial/1"
-	ReportFormat  = "ibreservoir-stats-report/1"
+	PartialFormat = "ibreservoir-stats-partial/2"
+	ReportFormat  = "ibreservoir-stats-report/2"
 )
 
 // Config is everything that fixes the battery's output. Its JSON form is
 // recorded in every partial and report, and Merge refuses partials whose
 // configurations differ.
 type Config struct {
-	Hashes       []string    `json:"hashes"`        // hash.Kind names, or names given by WithHash
-	IDs          []string    `json:"ids"`           // hash.IDOption names
-	Links        []string    `json:"links"`         // hash.LinkEncoding names
-	Generators   []string    `json:"generators"`    // generator names, or names given by WithGenerator
-	CountBits    []int       `json:"count_bits"`    // hop-count widths b (section 5.6), 1..8
-	Lockstep     bool        `json:"lockstep"`      // also run every generator with all ports seeded alike
-	Seed         uint64      `json:"seed"`          // the run seed (docs/spec.md section 6)
-	Alpha        float64     `json:"alpha"`         // the family-wise error rate
-	MaxBias      float64     `json:"max_bias"`      // the largest |l*P0(l) - 1| a generator may have
-	Size         Size        `json:"size"`          // how much data each test takes
-	TheoremIDs   []uint32    `json:"theorem_ids"`   // ids swept over all 2^32 links
-	TheoremPairs [][2]uint32 `json:"theorem_pairs"` // id pairs swept over all 2^32 links
+	Hashes       []string     `json:"hashes"`        // hash.Kind names, or names given by WithHash
+	IDs          []string     `json:"ids"`           // hash.IDOption names
+	Links        []string     `json:"links"`         // hash.LinkEncoding names
+	Generators   []string     `json:"generators"`    // generator names, or names given by WithGenerator
+	CountBits    []int        `json:"count_bits"`    // hop-count widths b (section 5.6), 1..8
+	Lockstep     bool         `json:"lockstep"`      // also run every generator with all ports seeded alike
+	Seed         uint64       `json:"seed"`          // the run seed (docs/spec.md section 6)
+	Alpha        float64      `json:"alpha"`         // the family-wise error rate
+	MaxBias      float64      `json:"max_bias"`      // the largest |l*P0(l) - 1| a generator may have
+	Size         Size         `json:"size"`          // how much data each test takes
+	TheoremIDs   []uint32     `json:"theorem_ids"`   // ids swept over all 2^32 links
+	TheoremPairs [][2]uint32  `json:"theorem_pairs"` // id pairs swept over all 2^32 links
+	Decode       DecodeConfig `json:"decode"`        // the decode family's workloads
 }
 
 // Size fixes the amount of data of every test. The defaults (DefaultSize)
@@ -86,6 +87,17 @@ type Size struct {
 	Packets     int `json:"packets"`      // packets per path length of the reservoir test
 	ExtraHops   int `json:"extra_hops"`   // path lengths tested past saturation (2^b-1)
 	ChunkValues int `json:"chunk_values"` // values per chunk of the exhaustive sweeps
+
+	// The decode family: windows of 2^DecodeMinBits, 2^(DecodeMinBits+
+	// DecodeStepBits), ... up to 2^DecodeMaxBits consecutive packets, from
+	// one stream of 2^DecodeMaxBits packets per workload (2^DecodeSlowBits
+	// for a hash without a Form, SipHash, which the kernels cannot run);
+	// DecodePackets packets through the stages per generator test.
+	DecodeMinBits  int `json:"decode_min_bits"`
+	DecodeStepBits int `json:"decode_step_bits"`
+	DecodeMaxBits  int `json:"decode_max_bits"`
+	DecodeSlowBits int `json:"decode_slow_bits"`
+	DecodePackets  int `json:"decode_packets"`
 }
 
 // DefaultSize is the default battery's data.
@@ -95,7 +107,8 @@ func DefaultSize() Size {
 		SeqBits: 1 << 15, Sequences: 8, LCBlocks: 64, BLRTrials: 1 << 15, BLRFuncs: 4,
 		SweepBits: 32, WorstRange: 32, WorstBits: 20,
 		Draws: 1 << 20, EnumLimit: 1 << 24, HopPackets: 1 << 18, Packets: 1 << 15, ExtraHops: 2,
-		ChunkValues: 1 << 30,
+		ChunkValues:   1 << 30,
+		DecodeMinBits: 12, DecodeStepBits: 2, DecodeMaxBits: 22, DecodeSlowBits: 18, DecodePackets: 1 << 16,
 	}
 }
 
@@ -106,7 +119,8 @@ func QuickSize() Size {
 		SeqBits: 1 << 12, Sequences: 2, LCBlocks: 256, BLRTrials: 1 << 11, BLRFuncs: 2,
 		SweepBits: 22, WorstRange: 8, WorstBits: 14,
 		Draws: 1 << 15, EnumLimit: 1 << 16, HopPackets: 1 << 13, Packets: 1 << 11, ExtraHops: 1,
-		ChunkValues: 1 << 20,
+		ChunkValues:   1 << 20,
+		DecodeMinBits: 10, DecodeStepBits: 2, DecodeMaxBits: 14, DecodeSlowBits: 12, DecodePackets: 1 << 12,
 	}
 }
 
@@ -135,6 +149,7 @@ func DefaultConfig() Config {
 		Size:         DefaultSize(),
 		TheoremIDs:   slices.Clone(DefaultTheoremIDs),
 		TheoremPairs: slices.Clone(DefaultTheoremPairs),
+		Decode:       DefaultDecodeConfig(),
 	}
 	for _, k := range hash.Kinds() {
 		c.Hashes = append(c.Hashes, k.String())
@@ -213,6 +228,19 @@ func (c Config) validate() error {
 	if s.WorstBits < 8 || s.WorstBits > 32 {
 		errs = append(errs, fmt.Errorf("size.worst_bits = %d: want 8..32", s.WorstBits))
 	}
+	if c.Decode.Enabled {
+		switch {
+		case s.DecodeMinBits < 8 || s.DecodeMaxBits > 24 || s.DecodeMinBits > s.DecodeMaxBits:
+			errs = append(errs, fmt.Errorf("size.decode_min_bits = %d, decode_max_bits = %d: want 8 <= min <= max <= 24", s.DecodeMinBits, s.DecodeMaxBits))
+		case s.DecodeStepBits < 1:
+			errs = append(errs, fmt.Errorf("size.decode_step_bits = %d: want at least 1", s.DecodeStepBits))
+		case s.DecodeSlowBits < s.DecodeMinBits || s.DecodeSlowBits > s.DecodeMaxBits:
+			errs = append(errs, fmt.Errorf("size.decode_slow_bits = %d: want %d..%d", s.DecodeSlowBits, s.DecodeMinBits, s.DecodeMaxBits))
+		case s.DecodePackets < 64:
+			errs = append(errs, fmt.Errorf("size.decode_packets = %d: want at least 64", s.DecodePackets))
+		}
+		errs = append(errs, c.Decode.validate()...)
+	}
 	return errors.Join(errs...)
 }
 
@@ -234,4 +262,27 @@ func (c Config) canonical() string {
 		panic(err) // a Config always marshals
 	}
 	return string(b)
+}
+
+// SizeNote is the warning every output of a run with less data than the
+// default battery carries, naming the verdicts it cannot be trusted for;
+// empty for the default size.
+func (c Config) SizeNote() string {
+	base := c.Size
+	if base.DecodeSlowBits >= DefaultSize().DecodeSlowBits {
+		base.DecodeSlowBits = DefaultSize().DecodeSlowBits // more SipHash decode windows: more data, not less
+	}
+	switch base {
+	case DefaultSize():
+		return ""
+	case QuickSize():
+		return fmt.Sprintf("QUICK RUN (--quick): every FAIL stands (the family-wise error rate holds at any size), but a PASS, a sound "+
+			"combination or a decode PASS is not evidence. The tests see far less data than the default battery, so mild failures pass "+
+			"(lfsr-lut/b16/k16 passes its gap test here and fails it in the default run, and more combinations count as sound); the "+
+			"exhaustive sweeps cover 2^%d of the 2^32 values, so Theorems 5.1 and 5.2 and the periodicity bounds are not checked; decode "+
+			"windows reach 2^%d packets, not 2^%d. Run the default battery for any decision.",
+			c.Size.SweepBits, c.Size.DecodeMaxBits, DefaultSize().DecodeMaxBits)
+	}
+	return "REDUCED RUN: the battery's data differ from the default (see config.size); a PASS is only as strong as the data behind it, " +
+		"and sweeps of fewer than 2^32 values check no theorem. Run the default battery for any decision."
 }

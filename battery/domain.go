@@ -211,3 +211,12 @@ func (dm domain) agreeOverPSN(p, q hash.Form, f flow) uint64 {
 	}
 	return uint64(n)
 }
+
+// psnOrSamples is what a test over a flow's PSNs at link d counts: all 2^24
+// PSNs where H has a Form over the id, else the sampled ones.
+func (dm domain) psnOrSamples(h Hash, d uint32, samples int) uint64 {
+	if _, ok := h.formID(d); ok {
+		return psnValues
+	}
+	return uint64(samples)
+}

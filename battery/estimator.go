@@ -93,7 +93,7 @@ func (b *Battery) planEstimator(gs GeneratorSpec, w int, scenario string) {
 		subj := Subject{Generator: name, CountBits: w, L: l}
 		// counts: hop 1..l selected, none, then receiver/stage disagreements.
 		t := &testSpec{name: "reservoir-uniformity", group: "estimator", subject: subj, scenario: scenario,
-			chunks: 1, counts: l + 2}
+			chunks: 1, counts: l + 2, limit: func(int) uint64 { return uint64(sz.Packets) }}
 		t.run = func(c int, a *Acc) {
 			run := seed.Derive(b.cfg.Seed, tagBattery, keyTag(t.key()), uint64(c))
 			m, err := estimatorModel(w, sender, run)
@@ -110,7 +110,7 @@ func (b *Battery) planEstimator(gs GeneratorSpec, w int, scenario string) {
 				nic = m.Config().NewSenderGenerator(1)
 			} else {
 				for j := 1; j <= l; j++ {
-					s := seed.Derive(run, refmodel.SeedPortGenerator, uint64(j), 1)
+					s := m.Config().PortSeed(uint16(j), 1)
 					if scenario == "lockstep" {
 						s = seed.Derive(run, tagLockstep)
 					}

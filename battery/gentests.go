@@ -80,7 +80,7 @@ func (b *Battery) planGenerator(gs GeneratorSpec) error {
 		b.planP0(gs, subj, l)
 		{
 			// The exact binomial test: zeros in a long stream of draws for l.
-			t := &testSpec{name: "binomial", group: "generator", subject: subj, chunks: 1, counts: 2}
+			t := &testSpec{name: "binomial", group: "generator", subject: subj, chunks: 1, counts: 2, limit: func(int) uint64 { return uint64(sz.Draws) }}
 			t.run = func(c int, a *Acc) {
 				g := b.newGen(gs, t, c, L)
 				for range sz.Draws {
@@ -131,6 +131,19 @@ func (b *Battery) planP0(gs GeneratorSpec, subj Subject, l int) {
 	// counts: exact (1 if rng.Exact), its numerator and denominator (when they
 	// fit 64 bits), enumerated (1 if a period was found), zeros, period.
 	t := &testSpec{name: "p0-exact", group: "generator", subject: subj, check: true, chunks: 1, counts: 6}
+	t.limit = func(int) uint64 { return 0 }
+	t.vet = func(_ int, a Acc) error {
+		c := a.Counts
+		switch {
+		case c[0] > 1 || c[3] > 1:
+			return fmt.Errorf("flags %d and %d are not 0 or 1", c[0], c[3])
+		case c[0] == 1 && (c[2] == 0 || c[1] > c[2]):
+			return fmt.Errorf("P0 = %d/%d is not a probability", c[1], c[2])
+		case c[4] > c[5] || c[5] > uint64(sz.EnumLimit):
+			return fmt.Errorf("%d zeros in a period of %d draws (enumerated up to %d)", c[4], c[5], sz.EnumLimit)
+		}
+		return nil
+	}
 	t.run = func(c int, a *Acc) {
 		g := b.newGen(gs, t, c, L)
 		if r, ok := p0Of(g, l); ok && r.Num().IsUint64() && r.Denom().IsUint64() {
@@ -207,7 +220,7 @@ func (b *Battery) planGap(gs GeneratorSpec, subj Subject, l int, p float64) {
 		probs[j] = math.Pow(1-p, float64(j)) * p
 	}
 	probs[J] = math.Pow(1-p, float64(J))
-	t := &testSpec{name: "gap", group: "generator", subject: subj, chunks: 1, counts: J + 1}
+	t := &testSpec{name: "gap", group: "generator", subject: subj, chunks: 1, counts: J + 1, limit: func(int) uint64 { return uint64(sz.Draws) }}
 	t.run = func(c int, a *Acc) {
 		g := b.newGen(gs, t, c, L)
 		gap, started := 0, false
@@ -236,19 +249,20 @@ func (b *Battery) planGap(gs GeneratorSpec, subj Subject, l int, p float64) {
 // planHopIndependence adds the test of independence between the draws of
 // hops l-1 and l of one packet. Hop j of a path draws for l = j (its count is
 // j-1); each hop is a different switch's port generator, seeded as
-// docs/spec.md section 6 says (seed.Derive(run, refmodel.SeedPortGenerator,
-// switch, port)), or, in the lockstep scenario, all with one seed, the case
-// section 5.9's free-running registers risk. A per-packet generator (the
-// sender draws) serves every hop of the packet itself.
+// docs/spec.md section 6 says (refmodel's Config.PortSeed), or, in the
+// lockstep scenario, all with one seed, the case section 5.9's free-running
+// registers risk. A per-packet generator (the sender draws) serves every hop
+// of the packet itself.
 func (b *Battery) planHopIndependence(gs GeneratorSpec, subj Subject, l int, scenario string) {
 	sz := b.cfg.Size
 	L := b.maxL()
-	t := &testSpec{name: "hop-independence", group: "generator", subject: subj, scenario: scenario, chunks: 1, counts: 4}
+	t := &testSpec{name: "hop-independence", group: "generator", subject: subj, scenario: scenario, chunks: 1, counts: 4,
+		limit: func(int) uint64 { return uint64(sz.HopPackets) }}
 	t.run = func(c int, a *Acc) {
 		run := seed.Derive(b.cfg.Seed, tagBattery, keyTag(t.key()), uint64(c))
 		gens := make([]rng.Generator, l+1)
 		for j := 1; j <= l; j++ {
-			s := seed.Derive(run, refmodel.SeedPortGenerator, uint64(j), 1)
+			s := refmodel.Config{Seed: run}.PortSeed(uint16(j), 1)
 			if scenario == "lockstep" {
 				s = seed.Derive(run, tagLockstep)
 			}

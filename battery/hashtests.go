@@ -75,15 +75,17 @@ func (dm domain) sampleLinks(sm sampler, n int) []uint64 {
 func (b *Battery) planHashDomain(h Hash, dm domain) {
 	sz := b.cfg.Size
 	subj := Subject{Hash: h.Name, ID: dm.opt.String(), Link: dm.enc.String()}
-	nt := func(name string, chunks, counts int) *testSpec {
-		return &testSpec{name: name, group: "hash", subject: subj, chunks: chunks, counts: counts}
+	nt := func(name string, chunks, counts int, limit func(int) uint64) *testSpec {
+		return &testSpec{name: name, group: "hash", subject: subj, chunks: chunks, counts: counts, limit: limit}
 	}
+	samples := func(int) uint64 { return uint64(sz.Samples) }
 
 	// Bias over ids: for each sampled link d, the fraction of a flow's ids
 	// with H(id, d) = 1, exhaustively over its 2^24 PSNs where H has a Form.
 	{
-		t := nt("bias-over-ids", sz.Links, 2*sz.Links)
+		t := nt("bias-over-ids", sz.Links, 2*sz.Links, nil)
 		links := dm.sampleLinks(b.planSampler(t), sz.Links)
+		t.limit = func(c int) uint64 { return dm.psnOrSamples(h, dm.d(links[c]), sz.Samples) }
 		t.run = func(c int, a *Acc) {
 			d := dm.d(links[c])
 			f := dm.flows[c%len(dm.flows)]
@@ -108,7 +110,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 	// Bias over links: for each sampled packet id, the fraction of sampled
 	// links with H(id, d) = 1.
 	{
-		t := nt("bias-over-links", sz.IDs, 2*sz.IDs)
+		t := nt("bias-over-links", sz.IDs, 2*sz.IDs, samples)
 		ids := dm.sampleIDs(b.planSampler(t), sz.IDs)
 		t.run = func(c int, a *Acc) {
 			f := h.overD(dm.id(ids[c].f, ids[c].psn))
@@ -128,7 +130,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 	// sampled links, for PSN steps that structured hashes repeat on.
 	deltas := []uint32{1, 2, 3, 4, 6, 8, 16, 256}
 	{
-		t := nt("agree-ids", sz.Pairs, 2*sz.Pairs)
+		t := nt("agree-ids", sz.Pairs, 2*sz.Pairs, samples)
 		type pair struct {
 			f     flow
 			p, dp uint32
@@ -161,7 +163,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 	// Agreement across flows: packets of two flows with the same PSN. With
 	// the psn option their ids are equal, and so are all their hash bits.
 	{
-		t := nt("agree-flows", sz.Pairs, 2*sz.Pairs)
+		t := nt("agree-flows", sz.Pairs, 2*sz.Pairs, samples)
 		type pair struct {
 			f, g flow
 			p    uint32
@@ -195,7 +197,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 	// Independence across links: the 2x2 table of (H(id, d1), H(id, d2)) over
 	// a flow's ids, exhaustively over its PSNs where H has a Form.
 	{
-		t := nt("link-pairs", sz.Pairs, 4*sz.Pairs)
+		t := nt("link-pairs", sz.Pairs, 4*sz.Pairs, nil)
 		sm := b.planSampler(t)
 		type pair struct{ i, j uint64 }
 		pairs := make([]pair, sz.Pairs)
@@ -220,6 +222,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 				}
 			}
 		}
+		t.limit = func(c int) uint64 { return dm.psnOrSamples(h, dm.d(pairs[c].i), sz.Samples) }
 		t.run = func(c int, a *Acc) {
 			d1, d2 := dm.d(pairs[c].i), dm.d(pairs[c].j)
 			f := dm.flows[c%len(dm.flows)]
@@ -254,7 +257,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 
 	// Linearity over GF(2) in each argument, the other fixed (BLR).
 	{
-		t := nt("blr-d", sz.BLRFuncs, 2*sz.BLRFuncs)
+		t := nt("blr-d", sz.BLRFuncs, 2*sz.BLRFuncs, func(int) uint64 { return uint64(sz.BLRTrials) })
 		ids := dm.sampleIDs(b.planSampler(t), sz.BLRFuncs+4)[4:]
 		t.run = func(c int, a *Acc) {
 			blrRun(h.overD(dm.id(ids[c].f, ids[c].psn)), b.sampler(t, c), sz.BLRTrials, a.Counts[2*c:])
@@ -267,7 +270,7 @@ func (b *Battery) planHashDomain(h Hash, dm domain) {
 		b.add(t)
 	}
 	{
-		t := nt("blr-id", sz.BLRFuncs, 2*sz.BLRFuncs)
+		t := nt("blr-id", sz.BLRFuncs, 2*sz.BLRFuncs, func(int) uint64 { return uint64(sz.BLRTrials) })
 		links := dm.sampleLinks(b.planSampler(t), sz.BLRFuncs+4)[4:]
 		t.run = func(c int, a *Acc) {
 			blrRun(h.overID(dm.d(links[c])), b.sampler(t, c), sz.BLRTrials, a.Counts[2*c:])
@@ -352,9 +355,10 @@ func (b *Battery) planSequences(h Hash, dm domain, subj Subject) {
 			},
 		}
 	}
+	seqBits := func(int) uint64 { return uint64(sz.SeqBits) }
 	for _, suffix := range []string{"ids", "links"} {
 		{
-			t := &testSpec{name: "runs-" + suffix, group: "hash", subject: subj, chunks: sz.Sequences, counts: 2 * sz.Sequences}
+			t := &testSpec{name: "runs-" + suffix, group: "hash", subject: subj, chunks: sz.Sequences, counts: 2 * sz.Sequences, limit: seqBits}
 			src := mk(suffix, t)
 			t.run = func(c int, a *Acc) {
 				a.Counts[2*c] = runsCount(src.bits(c, sz.SeqBits))
@@ -364,7 +368,7 @@ func (b *Battery) planSequences(h Hash, dm domain, subj Subject) {
 			b.add(t)
 		}
 		{
-			t := &testSpec{name: "serial-" + suffix, group: "hash", subject: subj, chunks: sz.Sequences, counts: 8 * sz.Sequences}
+			t := &testSpec{name: "serial-" + suffix, group: "hash", subject: subj, chunks: sz.Sequences, counts: 8 * sz.Sequences, limit: seqBits}
 			src := mk(suffix, t)
 			t.run = func(c int, a *Acc) { serialCounts(src.bits(c, sz.SeqBits), a.Counts[8*c:8*c+8]) }
 			uniform := []float64{1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8, 1.0 / 8}
@@ -373,7 +377,8 @@ func (b *Battery) planSequences(h Hash, dm domain, subj Subject) {
 		}
 		{
 			// Pooled over sequences: 7 class counts, one chi-square.
-			t := &testSpec{name: "lc-" + suffix, group: "hash", subject: subj, chunks: sz.Sequences, counts: len(lcProbs)}
+			t := &testSpec{name: "lc-" + suffix, group: "hash", subject: subj, chunks: sz.Sequences, counts: len(lcProbs),
+				limit: func(int) uint64 { return uint64(sz.LCBlocks) }}
 			src := mk(suffix, t)
 			t.run = func(c int, a *Acc) {
 				s := src.bits(c, sz.LCBlocks*lcBlock)
@@ -407,30 +412,31 @@ func (b *Battery) planHashOnly(h Hash) {
 	span := uint64(1) << sz.SweepBits
 	per := (span + uint64(sz.ChunkValues) - 1) / uint64(sz.ChunkValues)
 
+	dirs := h.directions()
+	sweepLimit := func(hasForm bool) func(int) uint64 {
+		if hasForm {
+			return func(int) uint64 { return uint64(sz.ChunkValues) }
+		}
+		return func(int) uint64 { return uint64(sz.Samples) }
+	}
+
 	// Theorem 5.1 and its mirror: ones over all d for fixed ids, over all ids
 	// for fixed d. counts: (ones, n) per argument.
-	for _, dir := range []string{"d", "ids"} {
+	for _, dir := range dirs {
 		args := b.cfg.TheoremIDs
 		if len(args) == 0 {
 			break
 		}
-		form := h.formD
-		bit := func(a, x uint32) uint32 { return h.Bit(a, x) }
-		argName, overName := "id", "d"
-		if dir == "ids" {
-			form, bit = h.formID, func(a, x uint32) uint32 { return h.Bit(x, a) }
-			argName, overName = "d", "ids"
-		}
-		_, hasForm := form(1)
 		chunks := len(args)
-		if hasForm {
+		if dir.hasForm {
 			chunks = len(args) * int(per)
 		}
-		t := &testSpec{name: "exhaustive-ones-over-" + dir, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(args)}
+		t := &testSpec{name: "exhaustive-ones-over-" + dir.over, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(args), limit: sweepLimit(dir.hasForm),
+			weight: sweepWeight(dir.hasForm, sz)}
 		t.run = func(c int, a *Acc) {
-			if hasForm {
+			if dir.hasForm {
 				i, r := c/int(per), uint64(c%int(per))
-				p, _ := form(args[i])
+				p, _ := dir.form(args[i])
 				lo, hi := r*uint64(sz.ChunkValues), min(span, (r+1)*uint64(sz.ChunkValues))
 				a.Counts[2*i] += hash.CountOnes(p, lo, hi)
 				a.Counts[2*i+1] += hi - lo
@@ -438,19 +444,15 @@ func (b *Battery) planHashOnly(h Hash) {
 			}
 			s := b.sampler(t, c)
 			for range sz.Samples {
-				a.Counts[2*c] += uint64(bit(args[c], s.u32()))
+				a.Counts[2*c] += uint64(dir.bit(args[c], s.u32()))
 			}
 			a.Counts[2*c+1] += uint64(sz.Samples)
 		}
 		t.final = func(a Acc) Result {
 			r := binomialFamily(a.Counts, 0.5, "ones", func(i int) string {
-				how := fmt.Sprintf("all 2^%d %s", sz.SweepBits, overName)
-				if !hasForm {
-					how = fmt.Sprintf("%d sampled %s (no Form: not exhaustive)", sz.Samples, overName)
-				}
-				return fmt.Sprintf("%s %d over %s", argName, args[i], how)
+				return fmt.Sprintf("%s %d over %s", dir.arg, args[i], dir.how(sz))
 			})
-			r.Detail += "; " + exactList(a.Counts, args, argName)
+			r.Detail += "; " + exactList(a.Counts, args, dir.arg)
 			return r
 		}
 		b.add(t)
@@ -458,29 +460,22 @@ func (b *Battery) planHashOnly(h Hash) {
 
 	// Theorem 5.2 and its counterexample: agreement of pairs over all d (and
 	// of link pairs over all ids).
-	for _, dir := range []string{"d", "ids"} {
+	for _, dir := range dirs {
 		pairs := b.cfg.TheoremPairs
 		if len(pairs) == 0 {
 			break
 		}
-		form := h.formD
-		bit := func(a, x uint32) uint32 { return h.Bit(a, x) }
-		argName, overName := "ids", "d"
-		if dir == "ids" {
-			form, bit = h.formID, func(a, x uint32) uint32 { return h.Bit(x, a) }
-			argName, overName = "links", "ids"
-		}
-		_, hasForm := form(1)
 		chunks := len(pairs)
-		if hasForm {
+		if dir.hasForm {
 			chunks = len(pairs) * int(per)
 		}
-		t := &testSpec{name: "exhaustive-agree-over-" + dir, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(pairs)}
+		t := &testSpec{name: "exhaustive-agree-over-" + dir.over, group: "hash", subject: subj, chunks: chunks, counts: 2 * len(pairs), limit: sweepLimit(dir.hasForm),
+			weight: sweepWeight(dir.hasForm, sz)}
 		t.run = func(c int, a *Acc) {
-			if hasForm {
+			if dir.hasForm {
 				i, r := c/int(per), uint64(c%int(per))
-				p, _ := form(pairs[i][0])
-				q, _ := form(pairs[i][1])
+				p, _ := dir.form(pairs[i][0])
+				q, _ := dir.form(pairs[i][1])
 				lo, hi := r*uint64(sz.ChunkValues), min(span, (r+1)*uint64(sz.ChunkValues))
 				a.Counts[2*i] += hash.CountAgree(p, q, lo, hi)
 				a.Counts[2*i+1] += hi - lo
@@ -489,17 +484,13 @@ func (b *Battery) planHashOnly(h Hash) {
 			s := b.sampler(t, c)
 			for range sz.Samples {
 				x := s.u32()
-				a.Counts[2*c] += uint64(1 ^ bit(pairs[c][0], x) ^ bit(pairs[c][1], x))
+				a.Counts[2*c] += uint64(1 ^ dir.bit(pairs[c][0], x) ^ dir.bit(pairs[c][1], x))
 			}
 			a.Counts[2*c+1] += uint64(sz.Samples)
 		}
 		t.final = func(a Acc) Result {
 			r := binomialFamily(a.Counts, 0.5, "agree", func(i int) string {
-				how := fmt.Sprintf("all 2^%d %s", sz.SweepBits, overName)
-				if !hasForm {
-					how = fmt.Sprintf("%d sampled %s (no Form: not exhaustive)", sz.Samples, overName)
-				}
-				return fmt.Sprintf("%s %d and %d over %s", argName, pairs[i][0], pairs[i][1], how)
+				return fmt.Sprintf("%s %d and %d over %s", dir.args, pairs[i][0], pairs[i][1], dir.how(sz))
 			})
 			var parts []string
 			for i, p := range pairs {
@@ -513,20 +504,15 @@ func (b *Battery) planHashOnly(h Hash) {
 
 	// The worst pairs of small arguments: every pair in 1..R, agreeing over
 	// the first 2^WorstBits values of the other argument.
-	for _, dir := range []string{"id", "link"} {
-		form := h.formD
-		bit := func(a, x uint32) uint32 { return h.Bit(a, x) }
-		if dir == "link" {
-			form, bit = h.formID, func(a, x uint32) uint32 { return h.Bit(x, a) }
-		}
-		_, hasForm := form(1)
+	for _, dir := range dirs {
 		r := sz.WorstRange
 		n := uint64(1) << sz.WorstBits
 		chunks := r - 1
-		if !hasForm {
+		if !dir.hasForm {
 			chunks = 1
 		}
-		t := &testSpec{name: "worst-" + dir + "-pairs", group: "hash", subject: subj, chunks: chunks, counts: 1, topK: 5}
+		t := &testSpec{name: "worst-" + dir.pair + "-pairs", group: "hash", subject: subj, chunks: chunks, counts: 1, topK: 5,
+			limit: func(int) uint64 { return n }}
 		t.run = func(c int, a *Acc) {
 			score := func(x, y uint32, agree uint64) {
 				s := 2*agree - n
@@ -536,11 +522,11 @@ func (b *Battery) planHashOnly(h Hash) {
 				a.Top = append(a.Top, Extreme{A: x, B: y, Count: agree, Score: s})
 				a.Counts[0]++
 			}
-			if hasForm {
+			if dir.hasForm {
 				x := uint32(c + 1)
-				p, _ := form(x)
+				p, _ := dir.form(x)
 				for y := x + 1; y <= uint32(r); y++ {
-					q, _ := form(y)
+					q, _ := dir.form(y)
 					score(x, y, hash.CountAgree(p, q, 0, n))
 				}
 				return
@@ -550,7 +536,7 @@ func (b *Battery) planHashOnly(h Hash) {
 			for x := 1; x <= r; x++ {
 				rows[x] = make([]uint64, (n+63)/64)
 				for v := uint64(0); v < n; v++ {
-					rows[x][v/64] |= uint64(bit(uint32(x), uint32(v))) << (v % 64)
+					rows[x][v/64] |= uint64(dir.bit(uint32(x), uint32(v))) << (v % 64)
 				}
 			}
 			for x := 1; x <= r; x++ {
@@ -569,10 +555,6 @@ func (b *Battery) planHashOnly(h Hash) {
 			}
 			w := a.Top[0]
 			p := sidak(binomialTwoSided(w.Count, n, 0.5), int(a.Counts[0]))
-			over := "d"
-			if dir == "link" {
-				over = "ids"
-			}
 			var worst []string
 			for _, e := range a.Top {
 				worst = append(worst, fmt.Sprintf("%d,%d: %d", e.A, e.B, e.Count))
@@ -581,7 +563,7 @@ func (b *Battery) planHashOnly(h Hash) {
 				Statistic: "max |z|", Value: Float(float64(w.Score) / math.Sqrt(float64(n))), P: Float(p), Top: a.Top,
 				Counts: []Count{{"worst_agree", w.Count}, {"n", n}, {"pairs", a.Counts[0]}},
 				Detail: fmt.Sprintf("worst of %d %s pairs in 1..%d over %s in [0, 2^%d): %d and %d agree on %d of %d (%.6f); top: %s",
-					a.Counts[0], dir, r, over, sz.WorstBits, w.A, w.B, w.Count, n, float64(w.Count)/float64(n), joinComma(worst)),
+					a.Counts[0], dir.pair, r, dir.over, sz.WorstBits, w.A, w.B, w.Count, n, float64(w.Count)/float64(n), joinComma(worst)),
 			}
 		}
 		b.add(t)
@@ -592,7 +574,7 @@ func (b *Battery) planHashOnly(h Hash) {
 	// id*d*d), and that function is affine over GF(2): bit 31 of y, bit 0 of
 	// y, or the parity of a mask of y's bits (the CRC candidates).
 	{
-		t := &testSpec{name: "blr-product", group: "hash", subject: subj, chunks: 1, counts: 2}
+		t := &testSpec{name: "blr-product", group: "hash", subject: subj, chunks: 1, counts: 2, limit: func(int) uint64 { return uint64(sz.BLRTrials) }}
 		t.run = func(c int, a *Acc) {
 			blrRun(func(y uint32) uint32 { return h.Bit(y, 1) }, b.sampler(t, c), sz.BLRTrials, a.Counts)
 		}
@@ -605,6 +587,47 @@ func (b *Battery) planHashOnly(h Hash) {
 	if h.Name == hash.Mult0.String() {
 		b.planPeriodicity(h)
 	}
+}
+
+// sweepWeight is an exhaustive sweep chunk's work for progress: a vector
+// kernel takes about 2^4 values per hash evaluation's time.
+func sweepWeight(hasForm bool, sz Size) int {
+	if !hasForm {
+		return max(1, sz.Samples>>20)
+	}
+	return max(1, sz.ChunkValues>>24)
+}
+
+// A direction is one of the two ways of sweeping H: over d with the id fixed,
+// or over ids with d fixed. Every hash-only test that sweeps runs in both.
+type direction struct {
+	over    string // what is swept: "d" or "ids"
+	arg     string // the fixed argument's name: "id" or "d"
+	args    string // a pair of fixed arguments: "ids" or "links"
+	pair    string // the worst-pair search's name: "id" or "link"
+	form    func(uint32) (hash.Form, bool)
+	bit     func(a, x uint32) uint32 // H with a fixed and x swept
+	hasForm bool
+}
+
+// how says how a test of this direction covers the swept argument.
+func (dir direction) how(sz Size) string {
+	if !dir.hasForm {
+		return fmt.Sprintf("%d sampled %s (no Form: not exhaustive)", sz.Samples, dir.over)
+	}
+	return fmt.Sprintf("all 2^%d %s", sz.SweepBits, dir.over)
+}
+
+// directions returns h's two sweep directions: over d, then over ids.
+func (h Hash) directions() []direction {
+	dirs := []direction{
+		{over: "d", arg: "id", args: "ids", pair: "id", form: h.formD, bit: func(a, x uint32) uint32 { return h.Bit(a, x) }},
+		{over: "ids", arg: "d", args: "links", pair: "link", form: h.formID, bit: func(a, x uint32) uint32 { return h.Bit(x, a) }},
+	}
+	for i := range dirs {
+		_, dirs[i].hasForm = dirs[i].form(1)
+	}
+	return dirs
 }
 
 func joinComma(s []string) string {

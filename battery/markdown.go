@@ -32,9 +32,13 @@ func (r *Report) WriteMarkdown(dir string) error {
 
 	s := r.Summary
 	fmt.Fprintf(&md, "# Statistical battery\n\n")
-	fmt.Fprintf(&md, "%d tests: %d PASS, %d FAIL, %d INVALID, at a family-wise error rate of %g (Holm). "+
+	if r.Note != "" {
+		fmt.Fprintf(&md, "> **%s**\n\n", r.Note)
+	}
+	fmt.Fprintf(&md, "%d randomness tests: %d PASS, %d FAIL, %d INVALID, at a family-wise error rate of %g (Holm). "+
 		"%d of %d combinations are sound. Seed %d.\n\n", s.Tests, s.Pass, s.Fail, s.Invalid, r.Config.Alpha, s.Sound, s.Combinations, r.Config.Seed)
-	fmt.Fprintf(&md, "See docs/battery.md for what each test does and how to read a verdict.\n\n")
+	fmt.Fprintf(&md, "See docs/battery.md for what each test does and how to read a verdict. Randomness verdicts answer: does the hash, "+
+		"on the ids and links a switch sees, and the generator behave like the ideal the thesis's analysis assumes? %s\n\n", DecodeQuestion)
 
 	fmt.Fprintf(&md, "## Hashes\n\n| hash | id | link | verdict | failing tests |\n|---|---|---|---|---|\n")
 	for _, p := range r.Parts {
@@ -48,6 +52,8 @@ func (r *Report) WriteMarkdown(dir string) error {
 			fmt.Fprintf(&md, "| %s | %d | %s | %s |\n", p.Generator, p.CountBits, p.Verdict, partWhy(p))
 		}
 	}
+
+	r.writeDecodeMarkdown(&md)
 
 	// Figure 5.1.
 	var hashes []string
@@ -132,8 +138,12 @@ func (r *Report) WriteMarkdown(dir string) error {
 		fmt.Fprintln(&md)
 	}
 
-	fmt.Fprintf(&md, "\n## Failing and invalid tests\n\n| verdict | test | subject | statistic | value | p | p (Holm) | detail |\n|---|---|---|---|---|---|---|---|\n")
-	for _, x := range r.Results {
+	fmt.Fprintf(&md, "\n## Failing and invalid tests\n\n")
+	if r.Summary.Decode != nil {
+		fmt.Fprintf(&md, "Of the decode hash tests, the worst failing window and workload of each hash part; the JSON report has every one.\n\n")
+	}
+	fmt.Fprintf(&md, "| verdict | test | subject | statistic | value | p | p (Holm) | detail |\n|---|---|---|---|---|---|---|---|\n")
+	for _, x := range r.decodeWorst() {
 		if x.Verdict == Pass {
 			continue
 		}

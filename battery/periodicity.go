@@ -3,6 +3,7 @@ package battery
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"ibreservoir/hash"
@@ -19,10 +20,13 @@ import (
 // some intermediate fractions, of its continued fraction), the q points
 // theta*d, ..., theta*(d+q-1) lie one near each multiple of 1/q, so any q
 // consecutive links hold floor(q/2) or ceil(q/2) ones. The analysis lists the
-// (semi)convergents with odd q, checks each bound on every window of q
-// consecutive d in the swept range, and checks the exhaustive count over all
-// d (exactly half, Theorem 5.1) against them. The thesis's own three bounds
-// are checked the same way.
+// convergents and the intermediate fractions (semiconvergents) with odd q,
+// checks each bound on every window of q consecutive d in the swept range,
+// and checks the exhaustive count over all d (exactly half, Theorem 5.1)
+// against them. The thesis's own three bounds are checked the same way. For
+// the thesis's id the windows of 45, 77, 109, 141, 173 and 205 links (the
+// semiconvergents (5+2k)/(13+32k) between 2/13 and 37/237) are exact bounds
+// too, before 237: windows of 45 hold 22 or 23 ones.
 
 // FigureID is the id of Figure 5.1 and of the periodicity analysis.
 const FigureID = 44974351
@@ -77,16 +81,16 @@ func continuedFraction(num uint64, maxQ uint64) (terms []uint64, fr []fraction) 
 	return terms, fr
 }
 
-// boundQs are the denominators the analysis checks: the odd convergent
-// denominators up to 2^12, and the thesis's (7 is the intermediate fraction
-// 1/7; 245 is neither).
+// boundQs are the denominators the analysis checks, ascending: the odd
+// denominators of the convergents and semiconvergents up to 2^12, and the
+// thesis's (7 is the intermediate fraction 1/7; 245 is neither).
 func boundQs(id uint32) []int {
 	num, _ := rotation(id)
 	_, fr := continuedFraction(num, 1<<12)
 	var qs []int
 	seen := map[int]bool{}
 	for _, f := range fr {
-		if f.q%2 == 1 && !f.partial && !seen[int(f.q)] {
+		if f.q%2 == 1 && !seen[int(f.q)] {
 			seen[int(f.q)] = true
 			qs = append(qs, int(f.q))
 		}
@@ -97,6 +101,7 @@ func boundQs(id uint32) []int {
 			qs = append(qs, q)
 		}
 	}
+	slices.Sort(qs)
 	return qs
 }
 
@@ -110,6 +115,14 @@ func (b *Battery) planPeriodicity(h Hash) {
 	// counts: min and max ones per q-window, then ones and n over all d.
 	t := &testSpec{name: "periodicity", group: "hash", subject: Subject{Hash: h.Name}, check: true,
 		chunks: 1 + per, counts: 2*len(qs) + 2}
+	// Chunk 0 finds each window's fewest and most ones (at most q); the
+	// others count ones over ChunkValues values.
+	t.limit = func(c int) uint64 {
+		if c == 0 {
+			return 1 << 12
+		}
+		return uint64(sz.ChunkValues)
+	}
 	t.run = func(c int, a *Acc) {
 		if c > 0 {
 			p, _ := h.formD(id)

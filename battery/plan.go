@@ -38,7 +38,15 @@ func (b *Battery) plan() error {
 			}
 		}
 	}
+	if err := b.planDecode(); err != nil {
+		return err
+	}
 	seen := make(map[string]bool, len(b.tests))
+	for _, t := range b.tests {
+		if t.limit == nil {
+			panic(fmt.Sprintf("battery: test %s has no limit: every test says what its chunks count", t.key()))
+		}
+	}
 	for _, t := range b.tests {
 		if seen[t.key()] {
 			return fmt.Errorf("battery: two tests are both %q (a hash or generator listed twice under different names?)", t.key())

@@ -2,6 +2,7 @@ package battery
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -142,10 +143,13 @@ func TestFloatJSON(t *testing.T) {
 
 // FuzzReadPartial feeds arbitrary bytes to the partial-result reader and, when
 // they parse, to Merge and Finalize, which must refuse bad input with an error,
-// never a panic.
+// never a panic. A partial that reads has a checksum that matches. Since a
+// mutated file almost never keeps its checksum, each input is also read
+// leniently, given a fresh checksum and read again, so that corrupt but valid
+// JSON reaches the domain checks of Finalize (as a shard edited by hand would).
 func FuzzReadPartial(f *testing.F) {
-	c := smallConfig([]string{"parity"}, nil)
-	c.IDs, c.Links = []string{"psn"}, []string{"packed"}
+	c := smallConfig([]string{"parity"}, []string{"ideal"})
+	c.IDs, c.Links, c.CountBits = []string{"psn"}, []string{"packed"}, []int{2}
 	c.Size.SweepBits, c.Size.ChunkValues, c.Size.WorstBits = 12, 1<<10, 10
 	b, err := New(c)
 	if err != nil {
@@ -158,13 +162,14 @@ func FuzzReadPartial(f *testing.F) {
 	var good bytes.Buffer
 	p.WriteJSON(&good)
 	f.Add(good.Bytes())                                                           // a whole, valid partial
-	f.Add([]byte(`{"format":"ibreservoir-stats-partial/1","of":2,"shards":[1]}`)) // no config
+	f.Add([]byte(`{"format":"ibreservoir-stats-partial/2","of":2,"shards":[1]}`)) // no config
 	f.Add([]byte(`{"format":"other"}`))                                           // wrong format
 	f.Add(bytes.Replace(good.Bytes(), []byte(`"chunk":0`), []byte(`"chunk":99`), 1))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ReadPartial(bytes.NewReader(data))
-		if err != nil {
-			return
+	f.Add(bytes.Replace(good.Bytes(), []byte(`"counts":[`), []byte(`"counts":[99999999`), 1)) // a count beyond its domain
+	f.Add(append(good.Bytes(), `{"junk":1}`...))                                              // junk after the object
+	finish := func(t *testing.T, p *Partial) {
+		if sum, err := p.checksum(); err != nil || sum != p.Checksum {
+			t.Fatalf("a partial read with checksum %q, its contents give %q", p.Checksum, sum)
 		}
 		m, err := Merge([]*Partial{p})
 		if err != nil {
@@ -174,5 +179,21 @@ func FuzzReadPartial(f *testing.F) {
 			return // another battery: planning it could take any time
 		}
 		b.Finalize(m) // must not panic
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if p, err := ReadPartial(bytes.NewReader(data)); err == nil {
+			finish(t, p)
+		}
+		var q Partial
+		if json.Unmarshal(data, &q) != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if q.WriteJSON(&buf) != nil {
+			return
+		}
+		if p, err := ReadPartial(&buf); err == nil {
+			finish(t, p)
+		}
 	})
 }

@@ -118,9 +118,10 @@ func TestMistypedSubcommand(t *testing.T) {
 // TestNumericFlagsRangeChecked: every numeric flag of every command is bound
 // through internal/cli, which refuses NaN, infinities and out-of-range
 // values when the flag is parsed. A seed takes any 64-bit value; stats'
-// --count-bits list is checked by battery.New before any work.
+// --count-bits and --decode-flows lists are checked by battery.New before any
+// work.
 func TestNumericFlagsRangeChecked(t *testing.T) {
-	allowed := map[string]bool{"stats --count-bits": true}
+	allowed := map[string]bool{"stats --count-bits": true, "stats --decode-flows": true}
 	var walk func(c *cobra.Command)
 	n := 0
 	walk = func(c *cobra.Command) {

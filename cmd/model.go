@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/big"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -200,10 +203,22 @@ type modelMomentsOptions struct {
 	Through   int64 // N: packets that crossed d
 	Congested int64 // M: packets congested at d
 	G         int   // congested hops of each congested packet (section 3.3's g)
+	Format    cli.Format
 }
 
+// The bounds of model moments' inputs: paths of at most maxPathHops hops, and
+// 2^40 packets keep every product of the formulas exact in an int64 and
+// within a float64's 53 bits.
+const (
+	momentsMaxPackets = 1 << 40
+	// momentsReplicates and momentsSeed fix the simulation of the fraction's
+	// law when the exact convolution would take too long.
+	momentsReplicates = 100_000
+	momentsSeed       = 1
+)
+
 func newModelMomentsCmd() *cobra.Command {
-	o := &modelMomentsOptions{Hops: 5, Packets: 200, Through: 120, Congested: 60, G: 2}
+	o := &modelMomentsOptions{Hops: 5, Packets: 200, Through: 120, Congested: 60, G: 2, Format: cli.Text}
 	c := &cobra.Command{
 		Use:   "moments",
 		Short: "Print the analytic means and variances of the estimators (thesis sections 3.3 and 5.3, and the one-reservoir scheme's)",
@@ -212,23 +227,114 @@ M of those were congested at d, each congested packet on g hops (d among them).
 Prints E and Var of the full-ID count (section 3.3), the one-bit count W_d
 (section 5.3), the Taylor estimates of the congested fraction, and the
 one-reservoir scheme's congested count (docs/onereservoir-moments.md), with
-an ideal generator and no saturation.`,
+an ideal generator and no saturation.
+
+The one-reservoir congested fraction F = C_d/W_d is printed twice: by the
+delta method (a second-order expansion around the means, which holds only
+while W_d stays far from 0: its coefficient of variation well below 1), and
+from its exact law given W_d > 0 (the receiver reports F = 0 otherwise), with
+P(W_d <= 0) and how often F falls outside [0, 1]. The exact law comes from
+convolving the packets' contributions; when that would take too long it is
+simulated from the same model (100000 draws, seed 1) and says so.`,
+		Example: `  ibreservoir model moments
+  ibreservoir model moments --packets 5000000 --through 26042 --congested 2604 --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runModelMoments(cmd.OutOrStdout(), o) },
 	}
 	f := c.Flags()
-	cli.IntVar(f, &o.Hops, "hops", 1, maxPathHops, "path length l")
-	cli.Int64Var(f, &o.Packets, "packets", 1, math.MaxInt64, "Q: packets that might have crossed the link")
-	cli.Int64Var(f, &o.Through, "through", 1, math.MaxInt64, "N: packets that crossed the link")
-	cli.Int64Var(f, &o.Congested, "congested", 0, math.MaxInt64, "M: packets congested at the link")
-	cli.IntVar(f, &o.G, "g", 1, maxPathHops, "congested hops of each congested packet, the link included")
+	cli.IntVar(f, &o.Hops, "hops", 1, maxPathHops, fmt.Sprintf("path length l, 1..%d", maxPathHops))
+	cli.Int64Var(f, &o.Packets, "packets", 1, momentsMaxPackets, "Q: packets that might have crossed the link, 1..2^40")
+	cli.Int64Var(f, &o.Through, "through", 1, momentsMaxPackets, "N: packets that crossed the link, 1..Q")
+	cli.Int64Var(f, &o.Congested, "congested", 0, momentsMaxPackets, "M: packets congested at the link, 0..N")
+	cli.IntVar(f, &o.G, "g", 1, maxPathHops, "congested hops of each congested packet, the link included, 1..l")
+	cli.FormatVar(f, &o.Format)
 	return c
 }
 
-func runModelMoments(w io.Writer, o *modelMomentsOptions) error {
-	if o.Hops < 1 || o.Through < 1 || o.Packets < o.Through || o.Congested < 0 || o.Congested > o.Through || o.G < 1 || o.G > o.Hops {
-		return fmt.Errorf("want --hops >= 1, 1 <= --through <= --packets, 0 <= --congested <= --through and 1 <= --g <= --hops")
+// check says what is wrong with every input, before any work.
+func (o *modelMomentsOptions) check() error {
+	var errs []error
+	if o.Hops < 1 || o.Hops > maxPathHops {
+		errs = append(errs, fmt.Errorf("--hops %d: want 1..%d", o.Hops, maxPathHops))
 	}
+	if o.Packets < 1 || o.Packets > momentsMaxPackets {
+		errs = append(errs, fmt.Errorf("--packets %d: want 1..2^40 (%d)", o.Packets, int64(momentsMaxPackets)))
+	}
+	if o.Through < 1 || o.Through > o.Packets {
+		errs = append(errs, fmt.Errorf("--through %d: want 1..--packets (%d)", o.Through, o.Packets))
+	}
+	if o.Congested < 0 || o.Congested > o.Through {
+		errs = append(errs, fmt.Errorf("--congested %d: want 0..--through (%d)", o.Congested, o.Through))
+	}
+	if o.G < 1 || o.G > o.Hops {
+		errs = append(errs, fmt.Errorf("--g %d: want 1..--hops (%d)", o.G, o.Hops))
+	}
+	if o.Format != cli.Text && o.Format != cli.Markdown && o.Format != cli.JSON {
+		errs = append(errs, fmt.Errorf("--format %q: want text, markdown or json", o.Format))
+	}
+	return errors.Join(errs...)
+}
+
+// A momentsRow is one estimator's mean and variance.
+type momentsRow struct {
+	Estimator string  `json:"estimator"`
+	Mean      jsonNum `json:"mean"` // NaN (null) when the row has no mean
+	Variance  jsonNum `json:"variance"`
+	Source    string  `json:"source"`
+}
+
+// jsonNum is a float64 that JSON writes in full (the shortest form that reads
+// back to the same value), with null for NaN and the strings "+Inf"/"-Inf".
+type jsonNum float64
+
+func (v jsonNum) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	switch {
+	case math.IsNaN(f):
+		return []byte("null"), nil
+	case math.IsInf(f, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+// momentsLaw is the congested fraction's law as model moments writes it.
+type momentsLaw struct {
+	Method       string  `json:"method"` // exact or simulated
+	Replicates   int     `json:"replicates,omitempty"`
+	PNonPositive jsonNum `json:"p_w_nonpositive"` // P(W_d <= 0)
+	Mean         jsonNum `json:"mean"`            // E[F | W_d > 0]
+	Variance     jsonNum `json:"variance"`        // Var[F | W_d > 0]
+	POutside     jsonNum `json:"p_outside_0_1"`   // P(F outside [0, 1] | W_d > 0)
+	CV           jsonNum `json:"cv_w"`            // sd/mean of W_d
+}
+
+// momentsResult is model moments' output.
+type momentsResult struct {
+	Hops      int          `json:"hops"`
+	Packets   int64        `json:"packets"`
+	Through   int64        `json:"through"`
+	Congested int64        `json:"congested"`
+	G         int          `json:"g"`
+	Rows      []momentsRow `json:"rows"`
+	Fraction  *momentsLaw  `json:"fraction,omitempty"` // the fraction's law given W_d > 0
+	Notes     []string     `json:"notes"`
+}
+
+func runModelMoments(w io.Writer, o *modelMomentsOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	res, err := modelMoments(o)
+	if err != nil {
+		return err
+	}
+	return writeMoments(w, o.Format, res)
+}
+
+func modelMoments(o *modelMomentsOptions) (*momentsResult, error) {
 	l := o.Hops
 	flags := make([]bool, l)
 	for j := range o.G {
@@ -241,24 +347,77 @@ func runModelMoments(w io.Writer, o *modelMomentsOptions) error {
 	}
 	one, err := refmodel.OneReservoirMoments(classes, refmodel.IdealSelection)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fm, fv := refmodel.FullIDMoments(o.Through, l)
 	pm, pv := refmodel.ProbMoments(o.Through, o.Packets, l)
 	tm, tv := refmodel.TaylorF(max(o.Congested, 1), o.Through, o.G, l)
-	rm, rv := refmodel.RatioMoments(one)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "l=%d Q=%d N=%d M=%d g=%d\n", l, o.Packets, o.Through, o.Congested, o.G)
-	fmt.Fprintln(tw, "estimator\tmean\tvariance\tsource")
-	fmt.Fprintf(tw, "full-ID count W\t%.4g\t%.4g\tsection 3.3: N, N(l-1)\n", fm, fv)
-	fmt.Fprintf(tw, "one-bit count W_d\t%.4g\t%.4g\tsection 5.3: N, Q l^2 - N\n", pm, pv)
-	fmt.Fprintf(tw, "full-ID fraction F\t%.6g\t%.4g\tsection 3.3 Taylor\n", tm, tv)
-	fmt.Fprintf(tw, "one-reservoir C_d\t%.4g\t%.4g\tM, l G - M (G = %d congested hops)\n", one.MeanC, one.VarC, int64(o.G)*o.Congested)
-	fmt.Fprintf(tw, "one-reservoir Cov(W_d, C_d)\t\t%.4g\tl G - M\n", one.CovWC)
-	if one.MeanC > 0 {
-		fmt.Fprintf(tw, "one-reservoir fraction C_d/W_d\t%.6g\t%.4g\tdelta method\n", rm, rv)
+	res := &momentsResult{Hops: l, Packets: o.Packets, Through: o.Through, Congested: o.Congested, G: o.G}
+	res.Rows = []momentsRow{
+		{"full-ID count W", jsonNum(fm), jsonNum(fv), "section 3.3: N, N(l-1)"},
+		{"one-bit count W_d", jsonNum(pm), jsonNum(pv), "section 5.3: N, Q l^2 - N"},
+		{"full-ID fraction F", jsonNum(tm), jsonNum(tv), "section 3.3 Taylor"},
+		{"one-reservoir C_d", jsonNum(one.MeanC), jsonNum(one.VarC), fmt.Sprintf("M, l G - M (G = %d congested hops)", int64(o.G)*o.Congested)},
+		{"one-reservoir Cov(W_d, C_d)", jsonNum(math.NaN()), jsonNum(one.CovWC), "l G - M"},
 	}
-	return tw.Flush()
+	if one.MeanC > 0 {
+		rm, rv := refmodel.RatioMoments(one)
+		law, err := refmodel.OneReservoirRatio(classes, refmodel.IdealSelection, refmodel.DefaultRatioWork, momentsReplicates, momentsSeed)
+		if err != nil {
+			return nil, err
+		}
+		res.Fraction = &momentsLaw{Method: law.Method, Replicates: law.Replicates, PNonPositive: jsonNum(law.PNonPositive),
+			Mean: jsonNum(law.Mean), Variance: jsonNum(law.Var), POutside: jsonNum(law.POutside), CV: jsonNum(law.CV)}
+		res.Rows = append(res.Rows,
+			momentsRow{"one-reservoir fraction C_d/W_d", jsonNum(rm), jsonNum(rv), "delta method"},
+			momentsRow{"one-reservoir fraction C_d/W_d given W_d > 0", jsonNum(law.Mean), jsonNum(law.Var), law.Method + " law"})
+		holds := "it holds"
+		if law.CV > 0.1 || law.PNonPositive > 1e-3 {
+			holds = "it does NOT hold here: use the " + law.Method + " law"
+		}
+		res.Notes = append(res.Notes,
+			fmt.Sprintf("the delta method needs W_d far from 0 (coefficient of variation well below 1; here %.3g, and P(W_d <= 0) = %.3g): %s", law.CV, law.PNonPositive, holds),
+			fmt.Sprintf("given W_d > 0, F lies outside [0, 1] with probability %.3g", law.POutside))
+		if law.Method == "simulated" {
+			res.Notes = append(res.Notes, fmt.Sprintf("the law is simulated from the same model (%d draws, seed %d): the exact convolution would take too long", law.Replicates, momentsSeed))
+		}
+	}
+	return res, nil
+}
+
+func writeMoments(w io.Writer, format cli.Format, res *momentsResult) error {
+	head := fmt.Sprintf("l=%d Q=%d N=%d M=%d g=%d", res.Hops, res.Packets, res.Through, res.Congested, res.G)
+	md := &cli.Table{Title: "Moments: " + head, Columns: []string{"estimator", "mean", "variance", "source"}}
+	for _, r := range res.Rows {
+		md.Rows = append(md.Rows, []string{r.Estimator, momentsNum(float64(r.Mean)), momentsNum(float64(r.Variance)), r.Source})
+	}
+	for _, n := range res.Notes {
+		md.Footer = append(md.Footer, strings.ToUpper(n[:1])+n[1:]+".")
+	}
+	text := func(w io.Writer) error {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, head)
+		fmt.Fprintln(tw, "estimator\tmean\tvariance\tsource")
+		for _, r := range res.Rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Estimator, momentsNum(float64(r.Mean)), momentsNum(float64(r.Variance)), r.Source)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+		return nil
+	}
+	return cli.Report{Text: text, Tables: []*cli.Table{md}, JSON: res}.Write(w, format)
+}
+
+// momentsNum writes a figure with 6 significant digits, blank when absent.
+func momentsNum(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 // ---- model threshold

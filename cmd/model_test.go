@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/big"
 	"strings"
 	"testing"
@@ -43,13 +44,101 @@ func TestModelThresholdOutput(t *testing.T) {
 
 func TestModelMomentsOutput(t *testing.T) {
 	var b bytes.Buffer
-	if err := runModelMoments(&b, &modelMomentsOptions{Hops: 5, Packets: 200, Through: 120, Congested: 60, G: 2}); err != nil {
+	if err := runModelMoments(&b, &modelMomentsOptions{Hops: 5, Packets: 200, Through: 120, Congested: 60, G: 2, Format: "text"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"4880", "480", "540"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %s:\n%s", want, b.String())
 		}
+	}
+}
+
+// model moments refuses every input outside its range before any work, and
+// names each wrong flag: a huge --congested is no longer a negative G.
+func TestModelMomentsRanges(t *testing.T) {
+	def := func() *modelMomentsOptions {
+		return &modelMomentsOptions{Hops: 5, Packets: 200, Through: 120, Congested: 60, G: 2, Format: "text"}
+	}
+	for _, tc := range []struct {
+		edit func(*modelMomentsOptions)
+		want []string
+	}{
+		{func(o *modelMomentsOptions) { o.Congested = 1 << 62 }, []string{"--congested 4611686018427387904: want 0..--through (120)"}},
+		{func(o *modelMomentsOptions) { o.Congested = -1 }, []string{"--congested -1"}},
+		{func(o *modelMomentsOptions) { o.Hops, o.G = 0, 0 }, []string{"--hops 0", "--g 0"}},
+		{func(o *modelMomentsOptions) { o.Hops = 1 << 30 }, []string{"--hops 1073741824: want 1..255"}},
+		{func(o *modelMomentsOptions) { o.Packets, o.Through, o.Congested = 1<<50, 1<<49, 1<<48 }, []string{"--packets 1125899906842624: want 1..2^40"}},
+		{func(o *modelMomentsOptions) { o.Through = 0 }, []string{"--through 0"}},
+		{func(o *modelMomentsOptions) { o.Format = "html" }, []string{`--format "html"`}},
+	} {
+		o := def()
+		tc.edit(o)
+		var b bytes.Buffer
+		err := runModelMoments(&b, o)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("err = %v, want it to mention %q", err, w)
+			}
+		}
+		if b.Len() != 0 {
+			t.Errorf("output despite the error:\n%s", b.String())
+		}
+	}
+}
+
+// The fraction's exact law is printed beside the delta method, with the
+// warning that the expansion does not hold at the defaults; JSON keeps every
+// digit and reads back; Markdown is a table.
+func TestModelMomentsFraction(t *testing.T) {
+	o := &modelMomentsOptions{Hops: 5, Packets: 200, Through: 120, Congested: 60, G: 2, Format: "text"}
+	var b bytes.Buffer
+	if err := runModelMoments(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"0.631944", "0.0847222", "given W_d > 0", "0.624062", "exact law", "does NOT hold"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, b.String())
+		}
+	}
+	o.Format = "json"
+	b.Reset()
+	if err := runModelMoments(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rows []struct {
+			Estimator string   `json:"estimator"`
+			Mean      *float64 `json:"mean"`
+		} `json:"rows"`
+		Fraction struct {
+			Method   string  `json:"method"`
+			Variance float64 `json:"variance"`
+			PNonPos  float64 `json:"p_w_nonpositive"`
+		} `json:"fraction"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if back.Fraction.Method != "exact" || math.Abs(back.Fraction.Variance-0.6240616643651431) > 1e-15 || back.Fraction.PNonPos < 0.04 || back.Fraction.PNonPos > 0.06 {
+		t.Errorf("fraction %+v", back.Fraction)
+	}
+	o.Format = "markdown"
+	b.Reset()
+	if err := runModelMoments(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| one-bit count W_d | 120 | 4880 |") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+	// A large window: simulated, and the expansion holds.
+	o = &modelMomentsOptions{Hops: 5, Packets: 1 << 30, Through: 1 << 29, Congested: 1 << 27, G: 2, Format: "text"}
+	b.Reset()
+	if err := runModelMoments(&b, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "simulated law") || !strings.Contains(b.String(), "it holds") {
+		t.Errorf("large window:\n%s", b.String())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"ibreservoir/battery"
 )
@@ -102,4 +103,154 @@ func FuzzParseShard(f *testing.F) {
 			t.Errorf("parseShard(%q) = %d, %d with no error", s, i, n)
 		}
 	})
+}
+
+// Output paths are checked before the battery runs: a directory where a
+// file is wanted, a file where a directory is wanted, and a path under a
+// file fail at once, naming the flag.
+func TestStatsOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	afile := filepath.Join(dir, "afile")
+	if err := os.WriteFile(afile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		edit func(*statsOptions)
+		want string
+	}{
+		{func(o *statsOptions) { o.jsonPath = dir }, "--json " + dir + ": is a directory"},
+		{func(o *statsOptions) { o.jsonPath = filepath.Join(afile, "x.json") }, "is a file, not a directory"},
+		{func(o *statsOptions) { o.report = afile }, "--report " + afile + ": a file is in the way"},
+		{func(o *statsOptions) { o.report = filepath.Join(afile, "rep") }, "is a file, not a directory"},
+		{func(o *statsOptions) { o.shard, o.out = "0/2", dir }, "--out " + dir + ": is a directory"},
+	} {
+		o := quickStats(t)
+		o.cfg.Size.Draws = 1 << 30 // a battery that would take minutes: the check must come first
+		tc.edit(o)
+		start := time.Now()
+		err := runStats(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want it to mention %q", err, tc.want)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%q: the check came after the work (%v)", tc.want, time.Since(start))
+		}
+	}
+	// A report directory that does not exist yet is made.
+	o := quickStats(t)
+	o.cfg.Decode.Enabled = false
+	o.report = filepath.Join(dir, "new", "report")
+	if err := runStats(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(o.report, "report.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// --hashes none and --generators none, as documented, run the other half.
+func TestStatsNone(t *testing.T) {
+	o := quickStats(t)
+	o.cfg.Hashes = []string{"none"}
+	o.cfg.Decode.Enabled = false
+	if err := runStats(context.Background(), o); err != nil {
+		t.Fatalf("--hashes none: %v", err)
+	}
+	if !strings.Contains(o.stdout.(*bytes.Buffer).String(), "GENERATOR") {
+		t.Error("--hashes none tested no generator")
+	}
+	o = quickStats(t)
+	o.cfg.Hashes = []string{"none", "mult0"}
+	if err := runStats(context.Background(), o); err == nil || !strings.Contains(err.Error(), "none cannot be listed with others") {
+		t.Errorf("--hashes none,mult0: %v", err)
+	}
+}
+
+// A quick run says so, in the text, the JSON and the Markdown.
+func TestStatsQuickSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	o := quickStats(t)
+	o.quick = true
+	o.cfg.Hashes, o.cfg.Generators = []string{"mult0"}, []string{"ideal"}
+	o.cfg.IDs, o.cfg.Links, o.cfg.CountBits = []string{"psn-slid"}, []string{"thesis"}, []int{3}
+	o.cfg.Decode.Topologies, o.cfg.Decode.Numberings, o.cfg.Decode.Flows = []string{"tapered-5.3"}, []string{"topo"}, []int{1}
+	o.jsonPath, o.report, o.record = filepath.Join(dir, "s.json"), filepath.Join(dir, "rep"), filepath.Join(dir, "decode.json")
+	if err := runStats(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := os.ReadFile(o.jsonPath)
+	md, _ := os.ReadFile(filepath.Join(o.report, "report.md"))
+	rec, _ := os.ReadFile(o.record)
+	for name, out := range map[string]string{"text": o.stdout.(*bytes.Buffer).String(), "json": string(js), "markdown": string(md), "decode record": string(rec)} {
+		if !strings.Contains(out, "QUICK RUN") || !strings.Contains(out, "not evidence") {
+			t.Errorf("the %s output does not say it is quick and what it cannot be trusted for", name)
+		}
+	}
+}
+
+// Flags of the decode family with the family turned off are an error.
+func TestStatsDecodeFlags(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"--decode=false --decode-flows 1", "--decode-flows has no effect with --decode=false"},
+		{"--decode=false --decode-slow-bits 20 --decode-topologies full", "--decode-topologies and --decode-slow-bits have no effect with --decode=false"},
+		{"--decode-slow-bits 23", "--decode-slow-bits"},
+	} {
+		c := newStatsCmd() // a fresh command: flags unset
+		var out bytes.Buffer
+		c.SetOut(&out)
+		c.SetErr(&out)
+		c.SetArgs(strings.Fields(tc.args))
+		err := c.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// The "which configuration to choose" tables in README.md and
+// docs/battery.md are what 'stats choose' makes of the checked-in decode
+// record (docs/decode.json) and synthesis costs (docs/synthesis.json).
+func TestChooseTablesCurrent(t *testing.T) {
+	rec, synth := filepath.Join("..", "docs", "decode.json"), filepath.Join("..", "docs", "synthesis.json")
+	table, err := chooseTable(rec, synth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table names its inputs as the command run from the root sees them.
+	table = strings.ReplaceAll(table, rec, "docs/decode.json")
+	table = strings.ReplaceAll(table, synth, "docs/synthesis.json")
+	for _, p := range []string{filepath.Join("..", "README.md"), filepath.Join("..", "docs", "battery.md")} {
+		doc, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := replaceMarked(doc, chooseBegin, chooseEnd, []byte(table))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !bytes.Equal(doc, want) {
+			t.Errorf("%s: the table differs from docs/decode.json and docs/synthesis.json; run go run . stats choose --readme README.md --doc docs/battery.md", p)
+		}
+	}
+}
+
+// stats choose refuses a file without the markers before it reads anything
+// else, and prints the table without --readme.
+func TestStatsChoose(t *testing.T) {
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "bare.md")
+	if err := os.WriteFile(bare, []byte("# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runStatsChoose(&bytes.Buffer{}, &statsChooseOptions{record: "missing.json", synthesis: "missing.json", readme: bare})
+	if err == nil || !strings.Contains(err.Error(), "no markers") {
+		t.Errorf("err = %v, want the missing markers named first", err)
+	}
+	var out bytes.Buffer
+	if err := runStatsChoose(&out, &statsChooseOptions{record: filepath.Join("..", "docs", "decode.json"), synthesis: filepath.Join("..", "docs", "synthesis.json")}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "cheapest configuration sound for decoding") {
+		t.Errorf("output:\n%s", out.String())
+	}
 }

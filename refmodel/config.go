@@ -142,13 +142,21 @@ func (c Config) Validate() error {
 }
 
 // NewPortGenerator returns the generator of output port (sw, port), seeded
-// from the run seed as seed.Derive(Seed, SeedPortGenerator, sw, port). It
-// returns nil with sender draws, which need no switch state.
+// from the run seed as PortSeed says. It returns nil with sender draws, which
+// need no switch state.
 func (c Config) NewPortGenerator(sw uint16, port uint8) (rng.Generator, error) {
 	if c.SenderMode() {
 		return nil, nil
 	}
-	return c.newGenerator(c.Generator, seed.Derive(c.Seed, SeedPortGenerator, uint64(sw), uint64(port)), c.MaxL())
+	return c.newGenerator(c.Generator, c.PortSeed(sw, port), c.MaxL())
+}
+
+// PortSeed is the seed of output port (sw, port)'s generator:
+// seed.Derive(Seed, SeedPortGenerator, sw, port) (docs/spec.md section 6).
+// Studies that build a port's generator themselves (a generator under test)
+// seed it here.
+func (c Config) PortSeed(sw uint16, port uint8) uint64 {
+	return seed.Derive(c.Seed, SeedPortGenerator, uint64(sw), uint64(port))
 }
 
 // NewSenderGenerator returns the sender NIC's generator for the draws of

@@ -1,9 +1,11 @@
 package refmodel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -77,19 +79,53 @@ type Tally struct {
 	congested []int64
 	Packets   int64 // Q
 
-	scheme  header.Scheme
-	hash    hash.Func
-	hasForm bool // the hash has a hash.Form (all but SipHash)
-	generic bool
-	recs    []uint64
-	sum1    int64 // batch weights not yet added to every link
-	sum2    int64
-	congQ   []Sample // samples waiting for the kernel
+	scheme header.Scheme
+	hash   hash.Func
+	quad   bool   // the hash's Forms over d have A != 0 (the double hash)
+	mask   uint32 // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
+	// formMask and shift: the mask of the hash's Forms over d for id 1, and
+	// the shift that brings it to the kernel's mask (Add's common case).
+	formMask uint32
+	shift    uint
+	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
+	generic  bool
+	sum1     int64 // batch weights not yet added to every link
+	sum2     int64
+
+	// Records waiting for the kernels (refmodel/internal/kernel), by the
+	// outputs they charge: batchHops, Counts; batchBoth, Counts and
+	// Congested; batchCongs, Congested.
+	batch [3]recBatch
 }
 
-// batchSize bounds the records the kernel walks per block of links, so that
-// they stay in the first-level cache (32 bytes each: 8 KiB).
-const batchSize = 256
+// The record batches, by the outputs their records charge.
+const (
+	batchHops  = 0
+	batchBoth  = 1
+	batchCongs = 2
+)
+
+// A recBatch is the records of one kernel call: n words of recs.
+type recBatch struct {
+	n    int
+	recs [batchSize * kernel.RecWords]uint32
+}
+
+// batchSize bounds the records the kernels walk per call, so that they stay
+// in the first-level cache (16 bytes each: 8 KiB).
+const batchSize = 512
+
+// maxKernelWeight is the largest weight the kernels take. A batch's charges,
+// 2*w each, then sum to at most batchSize*2*maxKernelWeight < 2^31, within
+// the kernels' 32-bit lanes; a hop count is at most 2^16-1. A heavier sample
+// takes the reference path.
+const maxKernelWeight = 1<<21 - 1
+
+func init() {
+	if batchSize*2*maxKernelWeight > kernel.MaxSum {
+		panic("refmodel: a batch of the heaviest samples overflows the kernels' lanes")
+	}
+}
 
 // NewTally returns an empty tally for the one-bit schemes' decode over set.
 func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
@@ -104,14 +140,31 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 		return nil, err
 	}
 	n := len(ds)
-	return &Tally{
+	t := &Tally{
 		Set: set, D: ds, counts: make([]int64, n), congested: make([]int64, n),
-		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash, hasForm: hasForm(m.cfg.Hash),
-		recs: make([]uint64, 0, batchSize*kernel.RecWords),
-	}, nil
+		scheme: m.cfg.Telemetry.Scheme, hash: m.cfg.Hash,
+	}
+	if f, ok := m.cfg.Hash.FormD(1); ok {
+		t.quad, t.mask, t.formMask = f.A != 0, kernelMask(f), f.Mask
+		if t.mask == kernel.SignMask && f.Mask != 0 {
+			t.shift = uint(bits.LeadingZeros32(f.Mask))
+		}
+	}
+	t.sip = sipKeyOf(m.cfg.Hash)
+	return t, nil
 }
 
-// UseGeneric makes the tally use the plain-Go kernel, for comparisons.
+// kernelMask is the parity kernel's mask for a hash whose Forms have f's
+// mask: the sign bit for a mask of at most one bit (shifted there by
+// parityForm), else the mask itself (the CRCs', the same for every id).
+func kernelMask(f hash.Form) uint32 {
+	if f.Mask&(f.Mask-1) == 0 {
+		return kernel.SignMask
+	}
+	return f.Mask
+}
+
+// UseGeneric makes the tally use the plain-Go kernels, for comparisons.
 func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 
 // Add decodes one packet (Alg. 7 or 9). Packets are batched; every reader of
@@ -124,71 +177,190 @@ func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
 // counts as Alg. 9's; the congested counts follow the congested reservoir's
 // own bit and weight.
 //
-// SipHash has no hash.Form and takes the reference path, link by link.
-func (t *Tally) Add(s Sample) {
+// Every hash with a Form takes the parity kernel (the multiplicative and
+// parity hashes through the sign of the product, the CRCs through the parity
+// of their mask); SipHash, which has none, the SipHash kernel.
+func (t *Tally) Add(s Sample) { t.add(&s) }
+
+// add is Add with the sample by reference. Add, small enough to inline,
+// hands the caller's copy of the sample to it: the sample's forty bytes are
+// not copied again through the stack for the call, which costs (through
+// store-forwarding stalls) about as much as the kernel's work on 401 links.
+func (t *Tally) add(sp *Sample) {
+	s := sp
 	t.Packets++
-	if !t.hasForm {
-		t.addReference(s)
+	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight {
+		t.addReference(*s)
+		return
+	}
+	if t.sip != nil {
+		t.addSip(*s)
 		return
 	}
 	f, _ := t.hash.FormD(s.ID)
+	var b, a uint32
+	if f.Mask == t.formMask {
+		b, a = f.B<<t.shift, f.A<<t.shift // the common case: the mask of every id
+		if !t.quad {
+			a = 0
+		}
+	} else {
+		var ok bool
+		if b, a, ok = parityForm(f, t.quad, t.mask); !ok {
+			t.addReference(*s) // a mask the kernel does not take: not a built-in hash
+			return
+		}
+	}
 	w := int64(s.HopCount)
 	switch t.scheme {
 	case header.OneReservoir:
-		cw := int64(0)
-		if s.CongBit == 1 {
-			cw = w
+		if w == 0 {
+			return // an empty reservoir adds nothing (Alg. 9)
 		}
-		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, cw))
-		t.sum1 += w
-		t.sum2 += cw
+		// c is 1 when the congested count follows the match: the record
+		// goes to batchBoth (1) rather than batchHops (0), without a branch.
+		c := int64(b2i(s.CongBit == 1))
+		sw := signOf(f.C^uint32(s.HopBit)) * w
+		t.sum1 += sw
+		t.sum2 += sw * c
+		if q := &t.batch[c]; q.add(b, a, sw, sw*c) {
+			t.flushBatch(q)
+		}
 	case header.TwoReservoir:
-		// The congested reservoir is charged through a record whose first
-		// weight goes to out2: push it with the weights swapped and apply
-		// the batch's records to (congested, counts). Two batches keep the
-		// two kinds apart.
-		t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.HopBit), w, 0))
-		t.sum1 += w
+		if w > 0 {
+			sw := signOf(f.C^uint32(s.HopBit)) * w
+			t.sum1 += sw
+			if q := &t.batch[batchHops]; q.add(b, a, sw, 0) {
+				t.flushBatch(q)
+			}
+		}
 		if cw := int64(s.CongCount); cw > 0 {
-			t.congQ = append(t.congQ, s)
+			sw := signOf(f.C^uint32(s.CongBit)) * cw
+			t.sum2 += sw
+			if q := &t.batch[batchCongs]; q.add(b, a, sw, 0) {
+				t.flushBatch(q)
+			}
+		}
+	}
+}
+
+// parityForm returns the parity contract's B and A of a Form for the kernel
+// mask: for the sign mask, a Form whose mask has at most one bit, shifted to
+// bit 31 (bit k of a product is bit 31 of the product shifted left by 31-k);
+// for a wider mask, the Form as it is when its mask is that one. ok is false
+// otherwise.
+func parityForm(f hash.Form, quad bool, mask uint32) (b, a uint32, ok bool) {
+	switch {
+	case mask == kernel.SignMask && f.Mask == 0:
+		return 0, 0, true // parity over nothing: the constant C
+	case mask == kernel.SignMask && f.Mask&(f.Mask-1) == 0:
+		sh := uint(bits.LeadingZeros32(f.Mask))
+		b, a = f.B<<sh, f.A<<sh
+	case f.Mask == mask:
+		b, a = f.B, f.A
+	default:
+		return 0, 0, false
+	}
+	if !quad {
+		a = 0
+	}
+	return b, a, true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// signOf is (-1)^x for a bit x.
+func signOf(x uint32) int64 { return 1 - 2*int64(x&1) }
+
+// add queues one record (b, a, -2*s1, -2*s2) of the parity (or SipHash)
+// contract, charging where the parity is 1 (the SipHash bit mismatches); the
+// caller has added s1 (s2) to the batch's constant part. It reports whether
+// the batch is full: the caller then flushes it (Tally.flushBatch), so that
+// add stays small enough to inline.
+func (q *recBatch) add(b, a uint32, s1, s2 int64) (full bool) {
+	r := (*[kernel.RecWords]uint32)(q.recs[q.n:])
+	r[0], r[1], r[2], r[3] = b, a, uint32(-2*s1), uint32(-2*s2)
+	q.n += kernel.RecWords
+	return q.n == len(q.recs)
+}
+
+// addSip is Add for SipHash: a record (id, bit, -2w, -2cw) charges the
+// links whose bit mismatches, and the batch's constant part gains w (cw).
+func (t *Tally) addSip(s Sample) {
+	w := int64(s.HopCount)
+	switch t.scheme {
+	case header.OneReservoir:
+		if w == 0 {
+			return
+		}
+		c := int64(b2i(s.CongBit == 1))
+		t.sum1 += w
+		t.sum2 += w * c
+		if q := &t.batch[c]; q.add(s.ID, uint32(s.HopBit), w, w*c) {
+			t.flushBatch(q)
+		}
+	case header.TwoReservoir:
+		if w > 0 {
+			t.sum1 += w
+			if q := &t.batch[batchHops]; q.add(s.ID, uint32(s.HopBit), w, 0) {
+				t.flushBatch(q)
+			}
+		}
+		if cw := int64(s.CongCount); cw > 0 {
 			t.sum2 += cw
+			if q := &t.batch[batchCongs]; q.add(s.ID, uint32(s.CongBit), cw, 0) {
+				t.flushBatch(q)
+			}
 		}
-	}
-	if len(t.recs) == cap(t.recs) {
-		t.flushRecs()
 	}
 }
 
-func (t *Tally) push(r [kernel.RecWords]uint64) { t.recs = append(t.recs, r[:]...) }
-
-func (t *Tally) mismatch(recs []uint64, out1, out2 []int64) {
-	if t.generic {
-		kernel.MismatchGeneric(t.D, recs, out1, out2)
-	} else {
-		kernel.Mismatch(t.D, recs, out1, out2)
+// sipKeyOf returns SipHash's kernel key, nil for every other hash.
+func sipKeyOf(h hash.Func) *kernel.SipKey {
+	if h.Kind != hash.SipHash {
+		return nil
 	}
+	k := h.Key()
+	key := kernel.NewSipKey(binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[8:]))
+	return &key
 }
 
-func (t *Tally) flushRecs() {
-	if len(t.recs) > 0 {
-		t.mismatch(t.recs, t.counts, t.congested)
-		t.recs = t.recs[:0]
+func (t *Tally) flushBatch(q *recBatch) {
+	if q.n == 0 {
+		return
 	}
-	if len(t.congQ) > 0 {
-		for _, s := range t.congQ {
-			f, _ := t.hash.FormD(s.ID)
-			t.push(kernel.Rec(f.A, f.B, f.Mask, f.C^uint32(s.CongBit), int64(s.CongCount), 0))
-		}
-		t.congQ = t.congQ[:0]
-		t.mismatch(t.recs, t.congested, t.counts)
-		t.recs = t.recs[:0]
+	recs := q.recs[:q.n]
+	out1, out2 := t.counts, t.congested
+	switch q {
+	case &t.batch[batchHops]:
+		out2 = nil
+	case &t.batch[batchCongs]:
+		out1, out2 = t.congested, nil
 	}
+	switch {
+	case t.sip != nil && t.generic:
+		kernel.SipGeneric(*t.sip, t.D, recs, out1, out2, false)
+	case t.sip != nil:
+		kernel.Sip(*t.sip, t.D, recs, out1, out2, false)
+	case t.generic:
+		kernel.ParityGeneric(t.D, recs, out1, out2, t.quad, t.mask)
+	default:
+		kernel.Parity(t.D, recs, out1, out2, t.quad, t.mask)
+	}
+	q.n = 0
 }
 
 // Flush completes the batched packets. Every reader of the counts calls it;
 // a caller need not.
 func (t *Tally) Flush() {
-	t.flushRecs()
+	for i := range t.batch {
+		t.flushBatch(&t.batch[i])
+	}
 	if t.sum1 != 0 || t.sum2 != 0 {
 		for j := range t.counts {
 			t.counts[j] += t.sum1
@@ -341,8 +513,6 @@ func RequiredPackets(k, L int, p float64) (int64, error) {
 	return s, nil
 }
 
-func hasForm(f hash.Func) bool { _, ok := f.FormD(0); return ok }
-
 // MergeEstimates combines tallies whose candidate sets share links (several
 // sources sending to one receiver, or receivers pooling their counts): per
 // link, W_d, the congested counts and Q add up, and the threshold of section
@@ -354,4 +524,71 @@ func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
 		m.Add(t)
 	}
 	return m.Estimates(L, p)
+}
+
+// WeightedBits sets out[i] to the sum over j of weights[j]*H(ids[i], ds[j]):
+// with weights proportional to the probability that a packet's reservoir
+// holds link j (the routing's share of the link times the selection of its
+// hop, section 5.6), out[i] is proportional to the probability that the
+// packet reaches the receiver with hop bit 1. It is the expectation of the
+// receiver's input over the switches' draws, for decode studies that need it
+// exactly rather than by Monte Carlo; Tally.Add then decodes a sample of that
+// weight as Alg. 9 decodes any other.
+//
+// It runs the decode kernels with the roles of packets and links exchanged:
+// with d fixed, id -> H(id, d) has a hash.Form too (Func.FormID), and the
+// SipHash kernel takes the message's halves either way. Weights are at most
+// 2^21 in magnitude.
+func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []int64) error {
+	if len(weights) != len(ds) || len(out) < len(ids) {
+		return fmt.Errorf("weighted bits: %d links with %d weights, %d ids into %d outputs", len(ds), len(weights), len(ids), len(out))
+	}
+	for j, w := range weights {
+		if w < -maxKernelWeight || w > maxKernelWeight {
+			return fmt.Errorf("weighted bits: link %d (d=%d) has weight %d, beyond +-%d", j, ds[j], w, maxKernelWeight)
+		}
+	}
+	out = out[:len(ids)]
+	clear(out)
+	h := m.cfg.Hash
+	if key := sipKeyOf(h); key != nil {
+		// The SipHash kernel with the ids in the lanes: records (d, 0, w).
+		for start := 0; start < len(ds); start += batchSize {
+			var recs []uint32
+			for j := start; j < min(len(ds), start+batchSize); j++ {
+				r := kernel.Rec(ds[j], 0, int32(weights[j]), 0)
+				recs = append(recs, r[:]...)
+			}
+			kernel.Sip(*key, ids, recs, out, nil, true)
+		}
+		return nil
+	}
+	// A call's records charge at most kernel.MaxSum in total: they go in
+	// calls of batchSize (each |w| < 2^21).
+	f1, _ := h.FormID(1)
+	mask := kernelMask(f1)
+	var recs []uint32
+	var base int64
+	for j, d := range ds {
+		f, _ := h.FormID(d)
+		w := weights[j]
+		b, _, ok := parityForm(f, false, mask)
+		if !ok || f.A != 0 {
+			return fmt.Errorf("weighted bits: %s over the id at d=%d has no form the kernel takes", h, d)
+		}
+		// H = P ^ C: w*H = w*C + w*(1-2C)*P.
+		c := int64(f.C & 1)
+		base += w * c
+		r := kernel.Rec(b, 0, int32(w*(1-2*c)), 0)
+		recs = append(recs, r[:]...)
+	}
+	for len(recs) > 0 {
+		n := min(len(recs), batchSize*kernel.RecWords)
+		kernel.Parity(ids, recs[:n], out, nil, false, mask)
+		recs = recs[n:]
+	}
+	for i := range out {
+		out[i] += base
+	}
+	return nil
 }

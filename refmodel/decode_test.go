@@ -201,3 +201,49 @@ func TestMergeEstimates(t *testing.T) {
 		t.Errorf("Q of unshared links: %d, %d", es[0].Q, es[2].Q)
 	}
 }
+
+// TestWeightedBits holds the kernels run with packets and links exchanged
+// equal to the sum written out with hash.Func.Bit, for every hash, with
+// weights of both signs and the largest magnitude, link counts beyond a sign
+// batch, and ids of 0.
+func TestWeightedBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, k := range hash.Kinds() {
+		c := DefaultConfig()
+		c.Hash = hash.New(k)
+		m := mustModel(t, c)
+		for _, nl := range []int{1, 17, 401, 1100} {
+			ds := make([]uint32, nl)
+			ws := make([]int64, nl)
+			for j := range ds {
+				ds[j] = r.Uint32()
+				ws[j] = r.Int64N(2*maxKernelWeight+1) - maxKernelWeight
+				if j%7 == 0 {
+					ws[j] = maxKernelWeight
+				}
+			}
+			ids := make([]uint32, 1+r.IntN(300))
+			for i := range ids {
+				ids[i] = r.Uint32()
+				if i%11 == 0 {
+					ids[i] = 0
+				}
+			}
+			out := make([]int64, len(ids))
+			must(t, m.WeightedBits(ds, ws, ids, out))
+			for i, id := range ids {
+				var want int64
+				for j, d := range ds {
+					want += ws[j] * int64(c.Hash.Bit(id, d))
+				}
+				if out[i] != want {
+					t.Fatalf("%s, %d links: id %#x: %d, written out %d", k, nl, id, out[i], want)
+				}
+			}
+		}
+	}
+	m := mustModel(t, DefaultConfig())
+	if err := m.WeightedBits([]uint32{1}, []int64{1 << 22}, []uint32{1}, make([]int64, 1)); err == nil {
+		t.Error("a weight beyond 2^21 was accepted")
+	}
+}

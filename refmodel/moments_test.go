@@ -76,11 +76,23 @@ var (
 // W_d and C_d (and W_d - C_d, whose variance checks the covariance).
 func runScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uint64) (w, cg, diff *meanVar) {
 	t.Helper()
+	w, cg, diff = &meanVar{}, &meanVar{}, &meanVar{}
+	walkScenario(t, c, classes, reps, seed, func(wd, cd int64) {
+		w.add(float64(wd))
+		cg.add(float64(cd))
+		diff.add(float64(wd - cd))
+	})
+	return w, cg, diff
+}
+
+// walkScenario walks the classes' packets R times through the model and
+// hands each replicate's W_d and C_d to each.
+func walkScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uint64, each func(w, cg int64)) {
+	t.Helper()
 	m := mustModel(t, c)
 	r := rand.New(rand.NewPCG(seed, 99))
 	g := rng.NewIdeal(seed, c.MaxL())
 	set := CandidateSet{PathLen: 1, Links: []Link{scenD}, Hops: []int{1}}
-	w, cg, diff = &meanVar{}, &meanVar{}, &meanVar{}
 	hops := make([]Hop, 8)
 	for range reps {
 		tl, err := m.NewTally(set)
@@ -101,11 +113,8 @@ func runScenario(t *testing.T, c Config, classes []PathClass, reps int, seed uin
 			}
 		}
 		tw, tc := tl.Count(0)
-		w.add(float64(tw))
-		cg.add(float64(tc))
-		diff.add(float64(tw - tc))
+		each(tw, tc)
 	}
-	return w, cg, diff
 }
 
 func sipConfig(scheme header.Scheme, countBits int) Config {
@@ -336,4 +345,69 @@ func TestSelectionWithHardwareP0(t *testing.T) {
 	if f, _ := DefaultConfig().P0(); f != nil {
 		t.Error("the ideal generator should use 1/l (nil)")
 	}
+}
+
+// The congested fraction's exact law (OneReservoirRatio) against the model
+// itself: model moments' default case (a link at hop 1 of 5-hop paths, Q =
+// 200, N = 120, M = 60 congested on 2 hops) walked 4000 times with SipHash.
+// P(W_d <= 0) and P(F outside [0, 1] | W_d > 0) are z-tested as
+// proportions, E[F | W_d > 0] as a mean (with the exact law's variance), and
+// Var[F | W_d > 0] with the sample variance's own standard error,
+// sqrt((mu4 - sigma^4)/n) from the exact fourth moment (F is heavy-tailed
+// near W_d = 0, so a normal-theory interval would be wrong). The
+// delta method's variance (RatioMoments) is far from it here, which is why
+// model moments prints the exact law beside it. The simulated law (the
+// fallback for large Q) agrees with the exact one.
+func TestOneReservoirRatio(t *testing.T) {
+	flags := []bool{true, true, false, false, false}
+	classes := []PathClass{
+		{Packets: 60, Len: 5, At: 1, Congested: flags},
+		{Packets: 60, Len: 5, At: 1},
+		{Packets: 80, Len: 5},
+	}
+	law, err := OneReservoirRatio(classes, IdealSelection, DefaultRatioWork, 0, 1)
+	must(t, err)
+	if law.Method != "exact" {
+		t.Fatalf("method %s, want exact", law.Method)
+	}
+	const reps = 4000
+	f := &meanVar{}
+	nonPos, outside := 0, 0
+	walkScenario(t, sipConfig(header.OneReservoir, 8), classes, reps, 31, func(w, cg int64) {
+		if w <= 0 {
+			nonPos++
+			return
+		}
+		fr := float64(cg) / float64(w)
+		f.add(fr)
+		if fr < 0 || fr > 1 {
+			outside++
+		}
+	})
+	p := float64(nonPos) / reps
+	if z := (p - law.PNonPositive) / math.Sqrt(law.PNonPositive*(1-law.PNonPositive)/reps); math.Abs(z) > zCrit {
+		t.Errorf("P(W <= 0): walked %.4f, exact %.4f (z = %.2f)", p, law.PNonPositive, z)
+	}
+	checkMean(t, "E[C/W | W > 0]", f, law.Mean, law.Var)
+	if z := (f.variance() - law.Var) / math.Sqrt((law.M4-law.Var*law.Var)/f.n); math.Abs(z) > zCrit {
+		t.Errorf("Var[C/W | W > 0]: walked %.4f, exact %.4f (z = %.2f)", f.variance(), law.Var, z)
+	}
+	po := float64(outside) / f.n
+	if z := (po - law.POutside) / math.Sqrt(law.POutside*(1-law.POutside)/f.n); math.Abs(z) > zCrit {
+		t.Errorf("P(F outside [0, 1] | W > 0): walked %.4f, exact %.4f (z = %.2f)", po, law.POutside, z)
+	}
+	one, err := OneReservoirMoments(classes, IdealSelection)
+	must(t, err)
+	_, dv := RatioMoments(one)
+	if dv > law.Var/3 {
+		t.Errorf("delta-method variance %.3f is not far from the exact %.3f: the example no longer shows the point", dv, law.Var)
+	}
+	sim, err := OneReservoirRatio(classes, IdealSelection, 0, 200000, 5)
+	must(t, err)
+	if sim.Method != "simulated" || math.Abs(sim.Mean-law.Mean) > 4*math.Sqrt(law.Var/2e5) ||
+		math.Abs(sim.PNonPositive-law.PNonPositive) > 4*math.Sqrt(law.PNonPositive/2e5) || math.Abs(sim.Var/law.Var-1) > 0.05 {
+		t.Errorf("simulated %+v, exact %+v", sim, law)
+	}
+	t.Logf("exact: P(W<=0) %.4f, E[F|W>0] %.4f, Var %.4f, outside %.4f, CV[W] %.3f; walked: P %.4f, mean %.4f, var %.4f, outside %.4f; delta-method variance %.4f",
+		law.PNonPositive, law.Mean, law.Var, law.POutside, law.CV, p, f.mean(), f.variance(), po, dv)
 }

@@ -90,6 +90,12 @@ var docTable = map[string]docEntry{
 	"ibreservoir stats --json stats.json --report stats-report": {Run: "ibreservoir stats --quick --hashes mult0 --ids psn-slid --links thesis --generators ideal --count-bits 3 --json stats.json --report stats-report",
 		Why: "one combination with little data, the same outputs"},
 	"ibreservoir stats --quick": {Slow: true, Why: "about 15 s"},
+	"ibreservoir stats --decode-record docs/decode.json": {Run: "ibreservoir stats --quick --hashes mult0 --ids psn-slid --links thesis --generators ideal --count-bits 3 --decode-record decode-quick.json",
+		Why: "the default battery takes minutes; a quick run's record, beside the checked-in one that 'stats choose' reads"},
+	"ibreservoir stats --decode=false": {Run: "ibreservoir stats --decode=false --quick --hashes mult0 --ids psn-slid --links thesis --generators ideal --count-bits 3",
+		Why: "the randomness battery takes minutes; a quick run of one combination"},
+	"go run . stats --decode-slow-bits 22 --json stats.json": {Run: "go run . stats --decode-slow-bits 14 --quick --hashes siphash --ids psn-slid --links thesis --generators ideal --count-bits 3 --json stats.json",
+		Why: "SipHash decoded to 2^22-packet windows takes many minutes; to the quick battery's largest window, 2^14"},
 	"ibreservoir stats --strict": {Run: "ibreservoir stats --strict --quick --hashes parity --ids psn --links thesis --generators ideal --count-bits 3",
 		Why: "one unsound combination with little data: the documented exit status 2", Exit: 2},
 	"ibreservoir stats --seed 7 --shard ${SLURM_ARRAY_TASK_ID}/16 --out parts/part-${SLURM_ARRAY_TASK_ID}.json --jobs ${SLURM_CPUS_PER_TASK}": {

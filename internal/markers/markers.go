@@ -22,7 +22,7 @@ func (s Section) Replace(doc, body []byte) ([]byte, error) {
 	i := bytes.Index(doc, []byte(s.Begin))
 	j := bytes.Index(doc, []byte(s.End))
 	if i < 0 || j < i {
-		return nil, fmt.Errorf("no %q ... %q markers: want a line %q and, after it, a line %q", s.Begin, s.End, s.Begin, s.End)
+		return nil, fmt.Errorf("no markers: want a line %q and, after it, a line %q", s.Begin, s.End)
 	}
 	i += len(s.Begin)
 	out := append([]byte{}, doc[:i]...)

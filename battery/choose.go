@@ -1,0 +1,285 @@
+package battery
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// The "which configuration to choose" table: each hash with each generator
+// the RTL synthesizes, its decode verdict at every window size beside its
+// cost in gates, and the cheapest configuration sound for decoding at each
+// window size. The verdicts come from a decode record (DecodeRecord, written
+// by `stats --decode-record`), the costs from docs/synthesis.json (written
+// by `verify --synth`); ChooseTable joins them.
+
+// DecodeRecordFormat names the decode record's JSON form.
+const DecodeRecordFormat = "ibreservoir-decode-record/1"
+
+// A DecodeRecord is what the table needs of a run: its configuration, its
+// decode summary and its decode parts.
+type DecodeRecord struct {
+	Format  string        `json:"format"`
+	Command string        `json:"command"`        // how the run was made
+	Note    string        `json:"note,omitempty"` // Config.SizeNote: a quick or reduced run says so
+	Config  Config        `json:"config"`
+	Summary DecodeSummary `json:"summary"`
+	Parts   []DecodePart  `json:"parts"`
+}
+
+// DecodeRecord returns the report's decode record; command says how the run
+// was made.
+func (r *Report) DecodeRecord(command string) (*DecodeRecord, error) {
+	if r.Summary.Decode == nil {
+		return nil, errors.New("the run has no decode family (--decode=false)")
+	}
+	return &DecodeRecord{Format: DecodeRecordFormat, Command: command, Note: r.Config.SizeNote(), Config: r.Config,
+		Summary: *r.Summary.Decode, Parts: r.DecodeParts}, nil
+}
+
+// WriteJSON writes the record as indented JSON.
+func (d *DecodeRecord) WriteJSON(w io.Writer) error { return writeIndented(w, d) }
+
+// ReadDecodeRecord reads a record written by WriteJSON.
+func ReadDecodeRecord(rd io.Reader) (*DecodeRecord, error) {
+	var d DecodeRecord
+	if err := readOne(rd, &d); err != nil {
+		return nil, fmt.Errorf("read decode record: %w", err)
+	}
+	if d.Format != DecodeRecordFormat {
+		return nil, fmt.Errorf("read decode record: format %q, want %q (written by ibreservoir stats --decode-record)", d.Format, DecodeRecordFormat)
+	}
+	return &d, nil
+}
+
+// A SynthesisEntry is one RTL configuration's cost (docs/synthesis.json);
+// a figure not measured is absent (nil), never zero.
+type SynthesisEntry struct {
+	Name           string   `json:"name"`
+	Hash           string   `json:"hash"`
+	Generator      string   `json:"generator"`
+	CountBits      int      `json:"count_bits,omitempty"`
+	SenderL        int      `json:"sender_l,omitempty"`
+	Cells          *int     `json:"cells,omitempty"`
+	FlipFlops      *int     `json:"flip_flops,omitempty"`
+	AreaUM2        *float64 `json:"area_um2,omitempty"`
+	NAND2Eq        *float64 `json:"nand2_eq,omitempty"`
+	CriticalPathNS *float64 `json:"critical_path_ns,omitempty"`
+	LogicDepth     *int     `json:"logic_depth,omitempty"`
+	FmaxMHz        *float64 `json:"fmax_mhz,omitempty"`
+	Library        string   `json:"library,omitempty"`
+}
+
+// ReadSynthesis reads docs/synthesis.json.
+func ReadSynthesis(rd io.Reader) ([]SynthesisEntry, error) {
+	var es []SynthesisEntry
+	if err := json.NewDecoder(rd).Decode(&es); err != nil {
+		return nil, fmt.Errorf("read synthesis costs: %w", err)
+	}
+	for i, e := range es {
+		if e.Name == "" || e.Hash == "" || e.Generator == "" {
+			return nil, fmt.Errorf("read synthesis costs: entry %d has no name, hash or generator", i+1)
+		}
+	}
+	return es, nil
+}
+
+// chooseCountBits is the hop-count width the table compares at: section
+// 5.7's b >= 3 for fat trees (the sender draws at their synthesized L).
+const chooseCountBits = 3
+
+// chooseLink is the link encoding of the table's verdicts: the thesis's,
+// which the RTL implements.
+const chooseLink = "thesis"
+
+// ChooseTable returns the table as Markdown: one row per synthesized hash
+// and generator at a b = 3 hop count (the sender draws at theirs), the
+// decode verdict at each window size (the packet-id options that pass, the
+// link encoding the thesis's), the costs the synthesis measured, and then
+// the cheapest configuration sound for decoding at each window size (by
+// standard-cell area where every candidate has one, else by cells). A
+// record of a quick or reduced run puts its warning (Config.SizeNote) above
+// the table.
+func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
+	ks := d.Summary.Windows
+	hashVerdict := map[string][]WindowVerdict{} // hash|id -> per window
+	gen := map[string]WindowVerdict{}           // generator|b
+	for _, p := range d.Parts {
+		switch {
+		case p.Kind == "hash" && p.Link == chooseLink:
+			hashVerdict[p.Hash+"|"+p.ID] = p.Windows
+		case p.Kind == "generator":
+			gen[fmt.Sprintf("%s|%d", p.Generator, p.CountBits)] = p.Windows[0]
+		}
+	}
+	type row struct {
+		e     SynthesisEntry
+		cells []string
+		pass  []bool
+	}
+	var rows []row
+	hasArea, hasPath := false, false
+	for _, e := range synth {
+		b := e.CountBits
+		if e.SenderL > 0 {
+			// The battery tests the sender draws at count width b with
+			// L = 2^b - 1 (both serve paths of up to L hops exactly).
+			b = senderWidth(e.SenderL)
+		} else if e.CountBits != chooseCountBits {
+			continue
+		}
+		if b == 0 {
+			continue
+		}
+		gv, ok := gen[fmt.Sprintf("%s|%d", e.Generator, b)]
+		if !ok {
+			return "", fmt.Errorf("the decode record has no generator part for %s at b = %d (synthesized as %s)", e.Generator, b, e.Name)
+		}
+		r := row{e: e}
+		for i := range ks {
+			var ids []string
+			measured := false
+			for _, id := range d.Config.IDs {
+				wv, ok := hashVerdict[e.Hash+"|"+id]
+				if !ok {
+					return "", fmt.Errorf("the decode record has no hash part for %s %s %s (synthesized as %s)", e.Hash, id, chooseLink, e.Name)
+				}
+				if wv[i].Tests > 0 {
+					measured = true
+				}
+				if wv[i].Verdict == Pass {
+					ids = append(ids, id)
+				}
+			}
+			cell, pass := "FAIL", false
+			switch {
+			case gv.Verdict != Pass:
+				cell = "FAIL (generator)"
+			case !measured:
+				cell = "not measured"
+			case len(ids) == len(d.Config.IDs):
+				cell, pass = "PASS", true
+			case len(ids) > 0:
+				cell, pass = "PASS: "+strings.Join(ids, ", "), true
+			}
+			r.cells = append(r.cells, cell)
+			r.pass = append(r.pass, pass)
+		}
+		hasArea = hasArea || e.AreaUM2 != nil
+		hasPath = hasPath || e.CriticalPathNS != nil
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return "", errors.New("no synthesized configuration at a 3-bit hop count or with sender draws")
+	}
+	var b strings.Builder
+	if note := d.Config.SizeNote(); note != "" {
+		fmt.Fprintf(&b, "**%s**\n\n", note)
+	}
+	fmt.Fprintf(&b, "| hash | generator |")
+	for _, k := range ks {
+		fmt.Fprintf(&b, " %s |", windowName(k))
+	}
+	fmt.Fprintf(&b, " cells | flip-flops |")
+	if hasArea {
+		fmt.Fprintf(&b, " area (µm²) |")
+	}
+	if hasPath {
+		fmt.Fprintf(&b, " critical path (ns) |")
+	}
+	fmt.Fprintf(&b, "\n|---|---|%s---:|---:|", strings.Repeat("---|", len(ks)))
+	if hasArea {
+		b.WriteString("---:|")
+	}
+	if hasPath {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		g := r.e.Generator
+		if r.e.SenderL > 0 {
+			g = fmt.Sprintf("sender (L=%d)", r.e.SenderL)
+		}
+		fmt.Fprintf(&b, "| %s | %s |", r.e.Hash, g)
+		for _, c := range r.cells {
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		fmt.Fprintf(&b, " %s | %s |", intOrDash(r.e.Cells), intOrDash(r.e.FlipFlops))
+		if hasArea {
+			fmt.Fprintf(&b, " %s |", floatOrDash(r.e.AreaUM2, 0))
+		}
+		if hasPath {
+			fmt.Fprintf(&b, " %s |", floatOrDash(r.e.CriticalPathNS, 2))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n| window | cheapest configuration sound for decoding |\n|---|---|\n")
+	for i, k := range ks {
+		var cands []row
+		for _, r := range rows {
+			if r.pass[i] {
+				cands = append(cands, r)
+			}
+		}
+		if len(cands) == 0 {
+			fmt.Fprintf(&b, "| %s | none |\n", windowName(k))
+			continue
+		}
+		byArea := true
+		for _, r := range cands {
+			byArea = byArea && r.e.AreaUM2 != nil
+		}
+		cost := func(r row) float64 {
+			switch {
+			case byArea:
+				return *r.e.AreaUM2
+			case r.e.Cells != nil:
+				return float64(*r.e.Cells)
+			}
+			return 1e300
+		}
+		best := slices.MinFunc(cands, func(x, y row) int {
+			switch cx, cy := cost(x), cost(y); {
+			case cx < cy:
+				return -1
+			case cx > cy:
+				return 1
+			}
+			return strings.Compare(x.e.Name, y.e.Name)
+		})
+		unit := fmt.Sprintf("%s cells", intOrDash(best.e.Cells))
+		if byArea {
+			unit = fmt.Sprintf("%s µm²", floatOrDash(best.e.AreaUM2, 0))
+		}
+		fmt.Fprintf(&b, "| %s | %s with %s (`%s`, %s): %s |\n", windowName(k), best.e.Hash, best.e.Generator, best.e.Name, unit, best.cells[i])
+	}
+	return b.String(), nil
+}
+
+// senderWidth is the count width b whose sender draws have L = 2^b - 1 (the
+// battery's pairing), 0 when L is not of that form.
+func senderWidth(L int) int {
+	for b := 1; b <= MaxCountBits; b++ {
+		if senderL(b) == L {
+			return b
+		}
+	}
+	return 0
+}
+
+func intOrDash(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
+}
+
+func floatOrDash(v *float64, prec int) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, *v)
+}

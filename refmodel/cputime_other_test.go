@@ -1,0 +1,8 @@
+//go:build !linux
+
+package refmodel
+
+import "time"
+
+// threadCPU is not measured outside Linux.
+func threadCPU() (time.Duration, bool) { return 0, false }
