@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"ibreservoir/battery"
 	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cli"
+	"ibreservoir/internal/markers"
 	"ibreservoir/rng"
 )
 
@@ -252,16 +252,7 @@ func runStatsChoose(w io.Writer, o *statsChooseOptions) error {
 // replaceMarked returns doc with the text between the lines begin and end
 // replaced by body.
 func replaceMarked(doc []byte, begin, end string, body []byte) ([]byte, error) {
-	i := bytes.Index(doc, []byte(begin))
-	j := bytes.Index(doc, []byte(end))
-	if i < 0 || j < i {
-		return nil, fmt.Errorf("no markers: want a line %q and, after it, a line %q", begin, end)
-	}
-	i += len(begin)
-	out := append([]byte{}, doc[:i]...)
-	out = append(out, '\n')
-	out = append(out, body...)
-	return append(out, doc[j:]...), nil
+	return markers.Section{Begin: begin, End: end}.Replace(doc, body)
 }
 
 func bindStatsOutput(fs *pflag.FlagSet, o *statsOptions) {

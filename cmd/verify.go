@@ -35,17 +35,19 @@ type verifyOptions struct {
 	Synth        bool
 	SynthTable   string
 	SynthReadme  string
+	Formal       bool
+	FormalDepth  int
 	Vectors      string
 	Flags        rtlFlags
 	given        map[string]bool // the flags set on the command line
 }
 
 var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: vectors.DefaultSeed,
-	Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, Flags: defaultRTLFlags()}
+	Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
-	Short: "Co-simulate the RTL against the model's vectors (Verilator, Icarus Verilog), synthesize with Yosys",
+	Short: "Co-simulate the RTL against the model's vectors (Verilator, Icarus Verilog); synthesis, timing and formal proofs",
 	Long: `verify proves the RTL switch stage bit-exact with the reference model. For
 each configuration it generates switch-stage vectors from the model, builds one
 self-checking Verilator testbench holding every configuration (reused while the
@@ -54,8 +56,17 @@ output bit (packets, per-packet status, generator state), reporting the first
 mismatches with their vector index and a field-by-field diff, and functional
 coverage (hop field x overwrite x congested x saturation) against every bin
 Alg. 8 can reach. It cross-runs a subset on Icarus Verilog from the $readmemh
-vectors, and with --synth synthesizes each configuration with Yosys,
-reporting cells and flip-flops (--synth-table writes them as Markdown).
+vectors (the example testbench ibreservoir verilog writes).
+
+With --synth it synthesizes each configuration with Yosys (generic cells and
+flip-flops), maps it to the OSU 0.18 um standard cells and times it with
+OpenSTA (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax,
+and every combinational input-to-output path); --synth-table writes the table
+(docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme the
+README's summary. With --formal it checks the RTL's formal properties
+(docs/rtl.md) with yosys-smtbmc and z3 on the formal configurations, and says
+of each whether it is proved by k-induction or checked to a bounded depth.
+--configs none skips the co-simulation (for --formal alone).
 
 With --vectors FILE it co-simulates one binary vector file, the stage.bin of a
 set that ibreservoir vectors wrote (vectors --bulk for long runs), on the
@@ -73,9 +84,10 @@ a shift register's wrap, a spent sender field) the vectors sit on.
 
 It exits 1 when any vector mismatches, a run checks fewer vectors than it
 was given, a reachable coverage bin or comparator edge is missed, or the RTL
-reports a bin Alg. 8 cannot reach. A flag that has no effect in the chosen
-mode is an error.
-Verilator, Icarus Verilog and Yosys come from scripts/setup.sh.`,
+reports a bin Alg. 8 cannot reach, or a formal property fails; 130 when
+interrupted (Ctrl-C), with nothing written. A flag that has no effect in the
+chosen mode is an error. Verilator, Icarus Verilog, Yosys, OpenSTA, the OSU
+library and z3 come from scripts/setup.sh.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := verifyOpts
@@ -104,9 +116,11 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	cli.IntVar(fs, &o.Stall, "stall", 0, math.MaxInt, "hold the egress ready low one cycle in N, exercising backpressure: 0 (never) or 2 or more")
 	cli.IntVar(fs, &o.Gap, "gap", 0, math.MaxInt, "an idle ingress cycle after every N packets (0: never)")
 	cli.IntVar(fs, &o.MaxFail, "max-fail", 1, math.MaxInt, "mismatches reported in full per run, 1 or more")
-	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys and report cells and flip-flops")
-	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the table of Yosys cell counts as Markdown to this file (docs/synthesis.md)")
+	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
+	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc and z3 on the formal configurations")
+	cli.IntVar(fs, &o.FormalDepth, "formal-depth", minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	bindRTLFlags(fs, &o.Flags)
 }
@@ -182,7 +196,7 @@ func checkVerifyFlags(o verifyOptions) error {
 		return ""
 	}
 	if o.Vectors != "" {
-		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme"); f != "" {
+		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "formal", "formal-depth"); f != "" {
 			return fmt.Errorf("%s has no effect with --vectors, which co-simulates the given file on its own configuration", f)
 		}
 		return nil
@@ -193,7 +207,64 @@ func checkVerifyFlags(o verifyOptions) error {
 	if o.given["icarus-random"] && o.Icarus == "none" {
 		return errors.New("--icarus-random has no effect with --icarus none")
 	}
+	return checkSynthFormalFlags(o)
+}
+
+// Limits of --formal-depth: below the induction depth nothing is proved;
+// above, a run takes hours.
+const (
+	minFormalDepth = 8
+	maxFormalDepth = 200
+)
+
+// checkSynthFormalFlags refuses, before any work, every synth and formal
+// flag combination that would have no effect or whose output could not be
+// written.
+func checkSynthFormalFlags(o verifyOptions) error {
+	if !o.Synth && (o.SynthTable != "" || o.SynthReadme != "") {
+		return fmt.Errorf("--synth-table and --synth-readme need --synth")
+	}
+	if o.Synth && o.Configs == "none" {
+		return fmt.Errorf("--synth synthesizes the configurations of --configs: --configs none leaves none")
+	}
+	if o.SynthTable != "" {
+		if filepath.Ext(o.SynthTable) != ".md" {
+			return fmt.Errorf("--synth-table %s: want a .md file (its JSON goes beside it)", o.SynthTable)
+		}
+		for _, p := range []string{o.SynthTable, cosim.JSONPath(o.SynthTable)} {
+			if st, err := os.Stat(filepath.Dir(p)); err != nil || !st.IsDir() {
+				return fmt.Errorf("--synth-table %s: %s is not a directory", o.SynthTable, filepath.Dir(p))
+			}
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return fmt.Errorf("--synth-table %s: %s is a directory", o.SynthTable, p)
+			}
+		}
+	}
+	if o.SynthReadme != "" {
+		// Refuse a file without the markers now, not after the synthesis.
+		if err := cosim.ReadmeSummary.Check(o.SynthReadme); err != nil {
+			return fmt.Errorf("--synth-readme: %w", err)
+		}
+	}
+	if o.given["formal-depth"] && !o.Formal {
+		return fmt.Errorf("--formal-depth needs --formal")
+	}
+	if o.Formal && (o.FormalDepth < minFormalDepth || o.FormalDepth > maxFormalDepth) {
+		return fmt.Errorf("--formal-depth %d: give %d..%d clocks", o.FormalDepth, minFormalDepth, maxFormalDepth)
+	}
+	if o.Configs == "none" && !o.Formal {
+		return fmt.Errorf("--configs none without --formal: nothing to verify")
+	}
 	return nil
+}
+
+// interruptedError reports a run that Ctrl-C stopped: exit status 130, and
+// nothing written.
+func interruptedError(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return exitError{130, fmt.Errorf("verify: interrupted (%v); no table or summary was written", ctx.Err())}
+	}
+	return err
 }
 
 func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
@@ -204,9 +275,9 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return err
 	}
 	if o.Vectors != "" {
-		return runVerifyFile(ctx, w, o)
+		return interruptedError(ctx, runVerifyFile(ctx, w, o))
 	}
-	pool := vectors.RTLMatrix()
+	pool := verilog.Matrix()
 	cfgs, err := pickConfigs(o.Configs, o.Flags, pool)
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)
@@ -221,26 +292,17 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	var synth []verilog.Config
 	if o.Synth {
 		synth = cfgs
-	} else if o.SynthTable != "" || o.SynthReadme != "" {
-		return fmt.Errorf("--synth-table and --synth-readme need --synth")
-	}
-	if o.SynthReadme != "" {
-		// Refuse a file without the markers now, not after the synthesis.
-		doc, err := os.ReadFile(o.SynthReadme)
-		if err == nil {
-			_, err = replaceSummary(doc, nil)
-		}
-		if err != nil {
-			return fmt.Errorf("--synth-readme %s: %w", o.SynthReadme, err)
-		}
 	}
 	t0 := time.Now()
-	rep, err := cosim.Verify(ctx, cosim.Options{
-		Configs: cfgs, Icarus: icarus, Synth: synth, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom,
-		WorkDir: o.Work, Lanes: o.Lanes, Parts: o.Parts, Stall: o.Stall, Gap: o.Gap, MaxFail: o.MaxFail, Log: w,
-	})
-	if err != nil {
-		return err
+	rep := &cosim.Report{}
+	if len(cfgs) > 0 {
+		rep, err = cosim.Verify(ctx, cosim.Options{
+			Configs: cfgs, Icarus: icarus, Synth: synth, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom,
+			WorkDir: o.Work, Lanes: o.Lanes, Parts: o.Parts, Stall: o.Stall, Gap: o.Gap, MaxFail: o.MaxFail, Log: w,
+		})
+		if err != nil {
+			return interruptedError(ctx, err)
+		}
 	}
 	vecs := 0
 	for _, cr := range rep.Configs {
@@ -250,31 +312,26 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		}
 		printHoles(w, &cr)
 	}
-	var stats []*cosim.SynthStats
-	for _, cr := range rep.Configs {
-		if cr.Synth != nil {
-			stats = append(stats, cr.Synth)
+	failed := 0
+	if o.Formal {
+		if failed, err = runFormal(ctx, w, o); err != nil {
+			return interruptedError(ctx, err)
 		}
 	}
-	if o.SynthTable != "" {
-		if err := atomicfile.WriteFile(o.SynthTable, cosim.SynthesisMarkdown(stats, cosim.YosysVersion())); err != nil {
-			return err
+	if o.Synth {
+		if err := writeSynthesis(ctx, w, o, rep); err != nil {
+			return interruptedError(ctx, err)
 		}
-		fmt.Fprintf(w, "wrote the synthesis table to %s\n", o.SynthTable)
 	}
-	if o.SynthReadme != "" {
-		if err := writeSummary(o.SynthReadme, cosim.SynthesisSummary(stats)); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "wrote the synthesis summary to %s\n", o.SynthReadme)
-	}
-	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %.1f s\n",
-		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, time.Since(t0).Seconds())
-	if !rep.OK() {
-		if rep.Mismatches == 0 {
-			return exitError{1, errors.New("the vectors do not cover what they must (see the coverage holes above)")}
-		}
+	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %d formal failures, %.1f s\n",
+		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, failed, time.Since(t0).Seconds())
+	switch {
+	case rep.Mismatches > 0:
 		return exitError{1, errors.New("the RTL does not match the model (see the mismatches above)")}
+	case !rep.OK():
+		return exitError{1, errors.New("the vectors do not cover what they must (see the coverage holes above)")}
+	case failed > 0:
+		return exitError{1, fmt.Errorf("%d formal properties failed (see the counterexamples above)", failed)}
 	}
 	return nil
 }
@@ -347,31 +404,67 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	return nil
 }
 
-// The markers around the synthesis summary in a Markdown file (README.md).
-const (
-	summaryBegin = "<!-- synthesis summary: begin (go run . verify --synth --synth-readme README.md) -->"
-	summaryEnd   = "<!-- synthesis summary: end -->"
-)
-
-// replaceSummary returns doc with the text between the summary markers
-// replaced by table.
-func replaceSummary(doc, table []byte) ([]byte, error) {
-	out, err := replaceMarked(doc, summaryBegin, summaryEnd, table)
-	if err != nil {
-		return nil, fmt.Errorf("synthesis summary: %w", err)
+// writeSynthesis writes the synthesis table, its JSON and the README summary
+// that --synth-table and --synth-readme ask for, from the run's statistics.
+func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, rep *cosim.Report) error {
+	var stats []*cosim.SynthStats
+	for _, cr := range rep.Configs {
+		if cr.Synth != nil {
+			stats = append(stats, cr.Synth)
+		}
 	}
-	return out, nil
+	if o.SynthTable != "" {
+		tools, err := cosim.CurrentSynthTools(ctx, filepath.Join(o.Work, "yosys"))
+		if err != nil {
+			return err
+		}
+		js, err := cosim.SynthesisJSON(stats)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(o.SynthTable, cosim.SynthesisMarkdown(stats, tools)); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(cosim.JSONPath(o.SynthTable), js); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "wrote the synthesis table to %s and %s\n", o.SynthTable, cosim.JSONPath(o.SynthTable))
+	}
+	if o.SynthReadme != "" {
+		if err := cosim.ReadmeSummary.Rewrite(o.SynthReadme, cosim.SynthesisSummary(stats)); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "wrote the synthesis summary to %s\n", o.SynthReadme)
+	}
+	return nil
 }
 
-// writeSummary rewrites the synthesis summary of the Markdown file path.
-func writeSummary(path string, table []byte) error {
-	doc, err := os.ReadFile(path)
+// runFormal checks every property on every formal configuration, two at a
+// time, and returns how many failed.
+func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
+	lib, err := verilog.Library()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	out, err := replaceSummary(doc, table)
+	opts := cosim.DefaultFormal
+	opts.Depth = o.FormalDepth
+	cfgs := cosim.FormalConfigs()
+	fmt.Fprintf(w, "formal: %d properties on %d configurations, bounded depth %d, k-induction k=%d\n",
+		len(cosim.Properties), len(cfgs), opts.Depth, opts.Induction)
+	results, err := cosim.CheckAll(ctx, filepath.Join(o.Work, "formal"), lib, cfgs, cosim.Properties, opts, 2, func(r *cosim.FormalResult) {
+		fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds())
+	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return 0, err
 	}
-	return atomicfile.WriteFile(path, out)
+	failed, proved := 0, 0
+	for _, r := range results {
+		if r.Failed {
+			failed++
+		} else if r.Proved {
+			proved++
+		}
+	}
+	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded to %d clocks, %d failed\n", proved, len(results)-proved-failed, opts.Depth, failed)
+	return failed, nil
 }

@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"context"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,7 +12,7 @@ import (
 
 	"ibreservoir/cosim"
 	"ibreservoir/internal/golden"
-	"ibreservoir/vectors"
+	"ibreservoir/verilog"
 )
 
 // TestReadmeSynthesisSummary checks that the README's synthesis summary is
@@ -20,16 +23,16 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats, err := cosim.ParseSynthesisMarkdown(page)
+	stats, _, err := cosim.ParseSynthesisMarkdown(page)
 	if err != nil {
 		t.Fatalf("docs/synthesis.md: %v", err)
 	}
-	if len(stats) != len(vectors.RTLMatrix()) {
-		t.Errorf("docs/synthesis.md has %d configurations, the RTL matrix %d", len(stats), len(vectors.RTLMatrix()))
+	if len(stats) != len(verilog.Matrix()) {
+		t.Errorf("docs/synthesis.md has %d configurations, the RTL matrix %d", len(stats), len(verilog.Matrix()))
 	}
 	table := cosim.SynthesisSummary(stats)
 	if *golden.Update {
-		if err := writeSummary("../README.md", table); err != nil {
+		if err := cosim.ReadmeSummary.Rewrite("../README.md", table); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -37,7 +40,7 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := replaceSummary(readme, table)
+	want, err := cosim.ReadmeSummary.Replace(readme, table)
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
 	}
@@ -46,19 +49,46 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 	}
 }
 
-func TestReplaceSummary(t *testing.T) {
-	doc := "# x\n\n" + summaryBegin + "\nold\n" + summaryEnd + "\ntail\n"
-	got, err := replaceSummary([]byte(doc), []byte("| new |\n"))
-	if err != nil {
+// TestVerifyFlags: every synth and formal flag combination that would do
+// nothing, or whose output could not be written, is refused before any work,
+// naming the flag; the files named stay untouched.
+func TestVerifyFlags(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "R.md")
+	if err := os.WriteFile(readme, []byte("# no markers\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := "# x\n\n" + summaryBegin + "\n| new |\n" + summaryEnd + "\ntail\n"
-	if d := cmp.Diff(want, string(got)); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
-	for _, bad := range []string{"no markers\n", summaryEnd + "\n" + summaryBegin + "\n", summaryBegin + "\n"} {
-		if _, err := replaceSummary([]byte(bad), nil); err == nil || !strings.Contains(err.Error(), "markers") {
-			t.Errorf("replaceSummary(%q): error %v, want one naming the markers", bad, err)
+	table := filepath.Join(dir, "t.md")
+	for _, tc := range []struct {
+		f    func(*verifyOptions)
+		want string
+	}{
+		{func(o *verifyOptions) {
+			o.Vectors, o.Synth, o.SynthTable, o.given = "v.bin", true, table, map[string]bool{"synth": true, "synth-table": true}
+		}, "--synth has no effect with --vectors"},
+		{func(o *verifyOptions) { o.Vectors, o.Formal, o.given = "v.bin", true, map[string]bool{"formal": true} }, "--formal has no effect with --vectors"},
+		{func(o *verifyOptions) { o.SynthTable = table }, "need --synth"},
+		{func(o *verifyOptions) { o.Synth, o.Configs = true, "none" }, "--configs none leaves none"},
+		{func(o *verifyOptions) { o.Synth, o.SynthTable = true, filepath.Join(dir, "nodir", "t.md") }, "is not a directory"},
+		{func(o *verifyOptions) { o.Synth, o.SynthTable = true, filepath.Join(dir, "t.txt") }, "want a .md file"},
+		{func(o *verifyOptions) { o.Synth, o.SynthReadme = true, readme }, "markers"},
+		{func(o *verifyOptions) { o.FormalDepth, o.given = 30, map[string]bool{"formal-depth": true} }, "--formal-depth needs --formal"},
+		{func(o *verifyOptions) { o.Formal, o.FormalDepth = true, 3 }, "--formal-depth 3"},
+		{func(o *verifyOptions) { o.Configs = "none" }, "nothing to verify"},
+		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalDepth = true, "none", 500 }, "--formal-depth 500"},
+	} {
+		o := verifyOpts
+		o.Work = filepath.Join(dir, "work")
+		tc.f(&o)
+		err := runVerify(context.Background(), io.Discard, o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one saying %q", o, err, tc.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "work")); err == nil {
+		t.Error("a refused run created its work directory")
+	}
+	if _, err := os.Stat(table); err == nil {
+		t.Error("a refused run wrote the table")
 	}
 }

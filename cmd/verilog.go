@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"ibreservoir/cosim"
 	"ibreservoir/hash"
 	"ibreservoir/internal/cli"
-	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -87,7 +87,7 @@ func init() {
 func runVerilog(w io.Writer, o verilogOptions) error {
 	var cfgs []verilog.Config
 	if o.All {
-		cfgs = vectors.RTLMatrix()
+		cfgs = verilog.Matrix()
 	} else {
 		c, err := o.Flags.config()
 		if err != nil {
@@ -99,10 +99,21 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 	if err != nil {
 		return err
 	}
+	if !o.All {
+		tb, err := cosim.Example(cfgs[0])
+		if err != nil {
+			return err
+		}
+		files = append(files, verilog.File{Name: cosim.ExampleTB, Data: tb})
+	}
 	paths, err := verilog.Write(o.Out, files)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %d files to %s:\n  %s\n", len(paths), o.Out, strings.Join(paths, "\n  "))
+	if !o.All {
+		fmt.Fprintf(w, "run the example testbench there, on %s's vectors (ibreservoir vectors), with\n  %s\n", cfgs[0].Name(),
+			strings.ReplaceAll(cosim.ExampleCommands("STAGE.hex"), "\n", "\n  "))
+	}
 	return nil
 }

@@ -45,28 +45,24 @@ func workDir(t testing.TB, name string) string {
 	return filepath.Join(d, "ibreservoir-test", name)
 }
 
-// TestVerifyAll is the RTL's end-to-end check: vectors for every hash x
-// generator x count-width configuration, each co-simulated in one Verilator
-// build with zero mismatches (under backpressure and input gaps) and every
-// reachable coverage bin hit; a subset cross-run on Icarus Verilog; and Yosys
-// synthesis running clean on a few configurations.
+// TestVerifyAll: vectors for every hash x generator x count-width
+// configuration, each co-simulated in one Verilator build with zero
+// mismatches (under backpressure and input gaps) and every reachable coverage
+// bin hit, and a subset cross-run on Icarus Verilog. (Synthesis: synth_test.go.)
 func TestVerifyAll(t *testing.T) {
-	needTools(t, "verilator", "iverilog", "vvp", "yosys")
+	needTools(t, "verilator", "iverilog", "vvp")
 	all := vectors.RTLMatrix()
-	var icarus, synth []verilog.Config
+	var icarus []verilog.Config
 	gens := verilog.Generators()
 	for _, c := range all {
 		if c.Generator == gens[int(c.Hash.Kind)%len(gens)] && (c.CountBits == 3 || c.Generator == "sender") {
 			icarus = append(icarus, c)
 		}
-		if c.Hash.Kind == hash.Mult0 && (c.Generator == "ideal" && c.CountBits == 3 || c.Generator == "sender") {
-			synth = append(synth, c)
-		}
 	}
 	var log bytes.Buffer
 	t0 := time.Now()
 	rep, err := Verify(context.Background(), Options{
-		Configs: all, Icarus: icarus, Synth: synth, Seed: 11, Random: 600, IcarusRandom: 150,
+		Configs: all, Icarus: icarus, Seed: 11, Random: 600, IcarusRandom: 150,
 		WorkDir: workDir(t, "verify-all"), Lanes: 1, Parts: 1, Stall: 7, Gap: 5, Log: &log,
 	})
 	if err != nil {
@@ -86,48 +82,9 @@ func TestVerifyAll(t *testing.T) {
 		if cr.Verilator.Vectors != cr.Vectors {
 			t.Errorf("%s: Verilator checked %d of %d vectors", cr.Config.Name(), cr.Verilator.Vectors, cr.Vectors)
 		}
-		if cr.Synth != nil && (len(cr.Synth.Warnings) > 0 || cr.Synth.Cells == 0 || cr.Synth.FlipFlops == 0) {
-			t.Errorf("%s: Yosys: %d cells, %d flip-flops, warnings %v", cr.Config.Name(), cr.Synth.Cells, cr.Synth.FlipFlops, cr.Synth.Warnings)
-		}
 	}
 	if !rep.OK() {
 		t.Fatalf("%d mismatches, %d coverage holes", rep.Mismatches, rep.Uncovered)
-	}
-	checkSynthesisPage(t, rep)
-}
-
-// checkSynthesisPage requires docs/synthesis.md to agree with the Yosys runs
-// of rep, so that a change to the RTL cannot leave the published table (and
-// the README's summary of it) stale. A different Yosys version may count
-// differently; then the check is skipped.
-func checkSynthesisPage(t *testing.T, rep *Report) {
-	t.Helper()
-	page, err := os.ReadFile("../docs/synthesis.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := YosysVersion(); !bytes.Contains(page, []byte("Tool: "+v+".")) {
-		t.Logf("docs/synthesis.md was made by another Yosys than %q; not compared", v)
-		return
-	}
-	stats, err := ParseSynthesisMarkdown(page)
-	if err != nil {
-		t.Fatalf("docs/synthesis.md: %v", err)
-	}
-	rows := map[string]*SynthStats{}
-	for _, s := range stats {
-		rows[s.Config] = s
-	}
-	for _, cr := range rep.Configs {
-		if cr.Synth == nil {
-			continue
-		}
-		row := rows[cr.Synth.Config]
-		if row == nil || row.Cells != cr.Synth.Cells || row.FlipFlops != cr.Synth.FlipFlops {
-			t.Errorf("%s: Yosys gives %d cells and %d flip-flops, docs/synthesis.md %+v: regenerate it with "+
-				"go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md",
-				cr.Synth.Config, cr.Synth.Cells, cr.Synth.FlipFlops, row)
-		}
 	}
 }
 
@@ -248,7 +205,7 @@ func TestCorruptRTL(t *testing.T) {
 	}
 	edited := 0
 	for i, f := range files {
-		if f.Name == "ibr_link_pre.sv" {
+		if f.Name == verilog.PackageFile {
 			files[i].Data = bytes.Replace(f.Data, []byte("32'd1846571429"), []byte("32'd1846571428"), 1)
 			if !bytes.Equal(files[i].Data, f.Data) {
 				edited++
@@ -256,7 +213,7 @@ func TestCorruptRTL(t *testing.T) {
 		}
 	}
 	if edited != 1 {
-		t.Fatal("the mult0 constant is not in ibr_link_pre.sv")
+		t.Fatal("the mult0 constant is not in ibr_pkg.sv")
 	}
 	m, err := buildFiles(context.Background(), workDir(t, "corrupt-rtl"), files, []verilog.Config{c}, 1)
 	if err != nil {
@@ -380,31 +337,14 @@ func BenchmarkCoSim(b *testing.B) {
 	b.ReportMetric(float64(r.Cycles)/float64(n), "cycles/vector")
 }
 
-// TestVerifyVariants co-simulates the options the default matrix holds fixed:
-// every packet-id option and link encoding, pipeline depths 3 and 4, LFSR
-// step counts and widths, another free-running clock ratio, sender draws with
-// L = 1, and a non-default SipHash key.
+// TestVerifyVariants co-simulates the options the default matrix holds fixed
+// (verilog.Variants): every packet-id option and link encoding, pipeline
+// depths 3 and 4, the combinational ready path, LFSR step counts and widths,
+// another free-running clock ratio, sender draws with L = 1, and a
+// non-default SipHash key.
 func TestVerifyVariants(t *testing.T) {
 	needTools(t, "verilator")
-	mk := func(f func(*verilog.Config)) verilog.Config {
-		c := verilog.DefaultConfig()
-		f(&c)
-		return c
-	}
-	cfgs := []verilog.Config{
-		mk(func(c *verilog.Config) { c.ID = hash.IDPSNOdd; c.PipeDepth = 3 }),
-		mk(func(c *verilog.Config) { c.ID = hash.IDPSNSLID; c.Link = hash.LinkWide }),
-		mk(func(c *verilog.Config) { c.ID = hash.IDPSNDestQP; c.Link = hash.LinkPacked; c.PipeDepth = 4 }),
-		mk(func(c *verilog.Config) { c.Hash = hash.New(hash.CRC32); c.Link = hash.LinkPacked; c.PipeDepth = 4 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits, c.PipeDepth = "lfsr-lut/b16/k16", 4, 3 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits = "lfsr-lut/b32", 2 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits = "shiftreg/free/5:8", 4 }),
-		mk(func(c *verilog.Config) { c.Generator, c.CountBits, c.SenderL = "sender", 0, 1 }),
-		mk(func(c *verilog.Config) {
-			c.Hash = hash.NewKeyed(hash.SipHash, [16]byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-			c.ID = hash.IDPSNSLID
-		}),
-	}
+	cfgs := verilog.Variants()
 	rep, err := Verify(context.Background(), Options{
 		Configs: cfgs, Seed: 12, Random: 1500, WorkDir: workDir(t, "verify-variants"), Lanes: 2, Parts: 1, Stall: 3, Gap: 2,
 	})
@@ -485,17 +425,17 @@ var plants = []plant{
 	{"ideal: rejects r = A(l)-1 (rejection bound one too low)", "ibr_gen_ideal.sv",
 		"assign accept = {1'b0, r} < ab[65:33];", "assign accept = {1'b0, r} < ab[65:33] - 33'd1;", nil},
 	{"ideal: draws r <= floor(2^32/l) (zero bound compared with <=)", "ibr_gen_ideal.sv",
-		"zero_q <= {1'b0, r} < ab[32:0];", "zero_q <= {1'b0, r} <= ab[32:0];", nil},
+		"assign zero   = {1'b0, r} < ab[32:0];", "assign zero   = {1'b0, r} <= ab[32:0];", nil},
 	{"ideal: r = Z(l)-1 answers non-zero (zero bound one too low)", "ibr_gen_ideal.sv",
-		"zero_q <= {1'b0, r} < ab[32:0];", "zero_q <= {1'b0, r} < ab[32:0] - 33'd1;", nil},
+		"assign zero   = {1'b0, r} < ab[32:0];", "assign zero   = {1'b0, r} < ab[32:0] - 33'd1;", nil},
 	{"ideal: a count that saturates one early", "ibr_switch_stage.sv",
 		"assign saturated = field_in == FieldW'(CountMax);", "assign saturated = field_in == FieldW'(CountMax - 1);", nil},
 	{"lfsr-lut: state < T[l] instead of <=", "ibr_gen_lfsr_lut.sv",
-		"zero_q <= 32'(s_q) <= t;", "zero_q <= 32'(s_q) < t;", lfsrConfig},
+		"assign zero = 32'(s_q) <= t;", "assign zero = 32'(s_q) < t;", lfsrConfig},
 	{"lfsr-lut: T[2] rounded down (65535/2 = 32767.5 rounds half up to 32768)", "ibr_gen_lfsr_lut.sv",
-		"assign t = tab[32*l_i +: 32];", "assign t = tab[32*l_i +: 32] - ((l_i == LW'(2)) ? 32'd1 : 32'd0);", lfsrConfig},
+		"assign t    = tab[32*l_i +: 32];", "assign t    = tab[32*l_i +: 32] - ((l_i == LW'(2)) ? 32'd1 : 32'd0);", lfsrConfig},
 	{"lfsr-lut: T[7] rounded up (65535/7 = 9362.1 rounds to 9362)", "ibr_gen_lfsr_lut.sv",
-		"assign t = tab[32*l_i +: 32];", "assign t = tab[32*l_i +: 32] + ((l_i == LW'(7)) ? 32'd1 : 32'd0);", lfsrConfig},
+		"assign t    = tab[32*l_i +: 32];", "assign t    = tab[32*l_i +: 32] + ((l_i == LW'(7)) ? 32'd1 : 32'd0);", lfsrConfig},
 	{"shiftreg: a register that does not wrap (its 0 falls off the output)", "ibr_gen_shiftreg.sv",
 		"assign dbl = {cur, cur} >> k;", "assign dbl = {{l{1'b1}}, cur} >> k;",
 		func(c *verilog.Config) { c.Generator = "shiftreg/per-draw" }},
@@ -546,7 +486,7 @@ func TestPlantedOffByOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := &run{c: c, set: set, hex: hexFile, files: files}
-		res, err := runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors))
+		res, err := runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -572,7 +512,7 @@ func TestPlantedOffByOne(t *testing.T) {
 		if planted != 1 {
 			t.Fatalf("%s: no file %s", p.name, p.file)
 		}
-		res, err := runIcarusFiles(context.Background(), t.TempDir(), r.c, files, r.hex, len(r.set.Vectors))
+		res, err := runIcarusFiles(context.Background(), t.TempDir(), r.c, files, r.hex, len(r.set.Vectors), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}

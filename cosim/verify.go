@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -169,7 +170,7 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		if err := writeFile(hexFile, set.WriteHex); err != nil {
 			return nil, err
 		}
-		r, err := RunIcarus(ctx, dir, c, hexFile, len(set.Vectors))
+		r, err := RunIcarus(ctx, dir, c, hexFile, len(set.Vectors), o.Stall)
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s: %w", c.Name(), err)
 		}
@@ -181,17 +182,19 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		}
 		o.logf("icarus    %-36s %6d vectors %4d mismatches  %.2f s\n", c.Name(), r.Vectors, r.Mismatches, r.Wall.Seconds())
 	}
-	for _, c := range o.Synth {
-		s, err := Synthesize(ctx, filepath.Join(o.WorkDir, "yosys", c.Name()), c)
-		if err != nil {
-			return nil, err
-		}
+	stats, err := SynthesizeAll(ctx, filepath.Join(o.WorkDir, "yosys"), o.Synth, runtime.GOMAXPROCS(0), func(s *SynthStats) {
+		o.logf("yosys     %-36s %6d cells %4d flip-flops  %6.0f NAND2-eq  %5.2f ns  %d warnings  %.1f s\n", s.Config, s.Cells, s.FlipFlops,
+			s.Cell.NAND2Eq, s.Cell.Timing.CriticalNS, len(s.Warnings), s.Time.Seconds())
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, c := range o.Synth {
 		for i := range rep.Configs {
 			if rep.Configs[i].Config.Module() == c.Module() {
-				rep.Configs[i].Synth = s
+				rep.Configs[i].Synth = stats[k]
 			}
 		}
-		o.logf("yosys     %-36s %6d cells %4d flip-flops  %d warnings  %.1f s\n", c.Name(), s.Cells, s.FlipFlops, len(s.Warnings), s.Time.Seconds())
 	}
 	return rep, nil
 }

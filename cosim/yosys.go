@@ -8,104 +8,221 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"ibreservoir/refmodel"
 	"ibreservoir/verilog"
 )
 
-// SynthStats is what Yosys's generic synthesis (`synth -flatten`, to Yosys's
-// internal gate library, no technology mapping) makes of one configuration.
+// Liberty is the standard-cell library every configuration is mapped to: the
+// OSU 0.18 um library of Debian's qflow-tech-osu018 (scripts/setup.sh
+// installs it).
+const Liberty = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib"
+
+// SynthStats is what synthesis makes of one configuration: Yosys's generic
+// synthesis (`synth -flatten`, Yosys's internal gates), then the same netlist
+// mapped to the standard cells of Liberty (dfflibmap, ABC with buffering and
+// gate sizing) and timed by OpenSTA.
 type SynthStats struct {
 	Config    string         `json:"config"`
 	Hash      string         `json:"hash"`
 	Generator string         `json:"generator"`
 	Field     string         `json:"field"` // hop_count b bits, or hop_rand L+1 bits
-	Cells     int            `json:"cells"`
+	CountBits int            `json:"count_bits,omitempty"`
+	SenderL   int            `json:"sender_l,omitempty"`
+	Cells     int            `json:"cells"` // generic Yosys cells
 	FlipFlops int            `json:"flip_flops"`
 	ByType    map[string]int `json:"by_type"`
 	Warnings  []string       `json:"warnings,omitempty"`
+	Cell      *CellStats     `json:"cell,omitempty"` // the standard-cell mapping and its timing
 	Time      time.Duration  `json:"-"`
 }
 
-// Synthesize runs Yosys on configuration c in dir and returns its cell and
-// flip-flop counts. Any Yosys warning is returned in Warnings (a clean run
-// has none); an error is a run that failed.
+// CellStats is one configuration mapped to the standard cells and timed.
+type CellStats struct {
+	Cells      int            `json:"cells"`
+	FlipFlops  int            `json:"flip_flops"`
+	AreaUM2    float64        `json:"area_um2"`
+	NAND2Eq    float64        `json:"nand2_eq"` // area / the library's NAND2X1 area
+	ByType     map[string]int `json:"by_type"`
+	Timing     *Timing        `json:"timing"`
+	Netlist    string         `json:"-"` // the mapped netlist's path
+	LibraryTag string         `json:"library"`
+}
+
+// SynthesisScript is the Yosys script of one configuration: generic
+// synthesis and its statistics, then the standard-cell mapping (flip-flops by
+// dfflibmap, logic by ABC mapping for delay with buffering and gate sizing
+// toward TargetPS), its statistics and netlist. top is the wrapper module.
+func SynthesisScript(srcs []string, top, lib, dir string) string {
+	abc := fmt.Sprintf("+strash;&get,-n;&fraig,-x;&put;scorr;dc2;strash;&get,-n;&dch,-f;&nf,-D,%d;&put;buffer,-p;upsize,-D,%d;dnsize,-D,%d;stime,-p",
+		TargetPS, TargetPS, TargetPS)
+	return strings.Join([]string{
+		"read_verilog -sv -DSYNTHESIS " + strings.Join(srcs, " "),
+		"synth -flatten -top " + top,
+		"tee -q -o " + filepath.Join(dir, "stat.json") + " stat -json",
+		"dfflibmap -liberty " + lib,
+		"abc -liberty " + lib + " -script " + abc,
+		"opt_clean -purge",
+		"splitnets -ports",
+		"opt_clean -purge",
+		"tee -q -o " + filepath.Join(dir, "cells.json") + " stat -json",
+		"write_verilog -noattr -noexpr " + filepath.Join(dir, "netlist.v"),
+	}, "; ")
+}
+
+// TargetPS is the delay ABC maps toward (ps): 5 ns, a clock 0.18 um logic of
+// this depth can meet, so that ABC buffers high fanouts and sizes gates for
+// speed rather than leaving area-minimal, unbuffered logic.
+const TargetPS = 5000
+
+// Synthesize runs Yosys on configuration c in dir: generic synthesis, then
+// the standard-cell mapping to Liberty, timed by OpenSTA. Any Yosys warning
+// is returned in Warnings (a clean run has none); an error is a run that
+// failed or was interrupted.
 func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats, error) {
-	if _, err := exec.LookPath("yosys"); err != nil {
-		return nil, fmt.Errorf("cosim: yosys is not installed (run scripts/setup.sh): %w", err)
+	for _, tool := range []string{"yosys", "sta"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
+		}
+	}
+	lib, err := LoadLibrary(Liberty)
+	if err != nil {
+		return nil, err
 	}
 	files, err := verilog.Files(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	paths, err := verilog.Write(dir, files)
+	srcs, err := writeSources(dir, files)
 	if err != nil {
 		return nil, err
 	}
-	var srcs []string
-	for _, p := range paths {
-		if strings.HasSuffix(p, ".sv") {
-			srcs = append(srcs, p)
-		}
-	}
-	statFile := filepath.Join(dir, "stat.json")
-	script := fmt.Sprintf("read_verilog -sv -DSYNTHESIS %s; synth -flatten -top %s; tee -q -o %s stat -json",
-		strings.Join(srcs, " "), c.Module(), statFile)
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "yosys", "-q", "-p", script)
+	cmd := toolCommand(ctx, "yosys", "-q", "-p", SynthesisScript(srcs, c.Module(), lib.Path, dir))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := interrupted(ctx, "yosys", cmd.Run()); err != nil {
+		if Interrupted(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("cosim: yosys synthesis of %s failed: %w\n%s", c.Module(), err, tail(out.String(), 40))
 	}
-	s := &SynthStats{Config: c.Name(), Hash: c.Hash.Kind.String(), Generator: c.Generator, Time: time.Since(t0), ByType: map[string]int{}}
-	if c.Generator == "sender" {
-		s.Field = fmt.Sprintf("hop_rand %d bits (L=%d)", c.SenderL+1, c.SenderL)
-	} else {
-		s.Field = fmt.Sprintf("hop_count %d bits", c.CountBits)
+	s, err := readGeneric(dir, c)
+	if err != nil {
+		return nil, err
 	}
 	for _, l := range strings.Split(out.String(), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(l), "Warning:") {
 			s.Warnings = append(s.Warnings, strings.TrimSpace(l))
 		}
 	}
-	b, err := os.ReadFile(statFile)
+	if s.Cell, err = readMapped(ctx, dir, c, lib); err != nil {
+		return nil, err
+	}
+	s.Time = time.Since(t0)
+	return s, nil
+}
+
+// readGeneric reads the generic synthesis statistics of configuration c
+// that Yosys wrote in dir (stat.json).
+func readGeneric(dir string, c verilog.Config) (*SynthStats, error) {
+	s := &SynthStats{Config: c.Name(), Hash: c.Hash.Kind.String(), Generator: c.Generator, ByType: map[string]int{}}
+	if c.Generator == refmodel.GeneratorSender {
+		s.Field, s.SenderL = fmt.Sprintf("hop_rand %d bits (L=%d)", c.SenderL+1, c.SenderL), c.SenderL
+	} else {
+		s.Field, s.CountBits = fmt.Sprintf("hop_count %d bits", c.CountBits), c.CountBits
+	}
+	generic, err := readStat(filepath.Join(dir, "stat.json"), c.Module())
 	if err != nil {
-		return nil, fmt.Errorf("cosim: yosys wrote no statistics for %s: %w", c.Module(), err)
+		return nil, err
 	}
-	var st struct {
-		Modules map[string]struct {
-			NumCells       int            `json:"num_cells"`
-			NumCellsByType map[string]int `json:"num_cells_by_type"`
-		} `json:"modules"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("cosim: yosys statistics of %s: %w", c.Module(), err)
-	}
-	m, ok := st.Modules["\\"+c.Module()]
-	if !ok {
-		var names []string
-		for n := range st.Modules {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("cosim: yosys statistics of %s name no module %s (have %v)", c.Module(), c.Module(), names)
-	}
-	s.Cells = m.NumCells
-	for t, n := range m.NumCellsByType {
+	s.Cells = generic.NumCells
+	for t, n := range generic.NumCellsByType {
 		s.ByType[t] = n
 		if isFlipFlop(t) {
 			s.FlipFlops += n
 		}
 	}
 	return s, nil
+}
+
+// readMapped reads the standard-cell statistics of configuration c that
+// Yosys wrote in dir (cells.json, netlist.v) and times the netlist.
+func readMapped(ctx context.Context, dir string, c verilog.Config, lib *Library) (*CellStats, error) {
+	mapped, err := readStat(filepath.Join(dir, "cells.json"), c.Module())
+	if err != nil {
+		return nil, err
+	}
+	cs := &CellStats{Cells: mapped.NumCells, ByType: mapped.NumCellsByType, Netlist: filepath.Join(dir, "netlist.v"), LibraryTag: lib.Tag()}
+	for t, n := range mapped.NumCellsByType {
+		a, ok := lib.Area[t]
+		if !ok {
+			return nil, fmt.Errorf("cosim: %s's mapped netlist has cell %s, which %s does not define", c.Module(), t, lib.Path)
+		}
+		cs.AreaUM2 += a * float64(n)
+		if lib.Sequential[t] {
+			cs.FlipFlops += n
+		}
+	}
+	cs.NAND2Eq = cs.AreaUM2 / lib.Area["NAND2X1"]
+	if cs.Timing, err = TimeNetlist(ctx, dir, cs.Netlist, c.Module(), lib); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// SynthesizeAll synthesizes cfgs, workers at a time (each Yosys run is one
+// process), each in its own directory under dir, and returns the statistics
+// in cfgs' order; log (may be nil) gets a line per configuration as it ends.
+func SynthesizeAll(ctx context.Context, dir string, cfgs []verilog.Config, workers int, log func(*SynthStats)) ([]*SynthStats, error) {
+	stats := make([]*SynthStats, len(cfgs))
+	job := func(i int) (err error) {
+		stats[i], err = Synthesize(ctx, filepath.Join(dir, cfgs[i].Name()), cfgs[i])
+		return err
+	}
+	var done func(int)
+	if log != nil {
+		done = func(i int) { log(stats[i]) }
+	}
+	if err := runAll(ctx, "synthesis", len(cfgs), workers, job, done); err != nil {
+		return nil, err
+	}
+	return stats, nil
+}
+
+type yosysStat struct {
+	NumCells       int            `json:"num_cells"`
+	NumCellsByType map[string]int `json:"num_cells_by_type"`
+}
+
+// readStat reads the statistics of module top from a `stat -json` file.
+func readStat(path, top string) (*yosysStat, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cosim: yosys wrote no statistics for %s: %w", top, err)
+	}
+	var st struct {
+		Modules map[string]yosysStat `json:"modules"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("cosim: yosys statistics %s: %w", path, err)
+	}
+	m, ok := st.Modules["\\"+top]
+	if !ok {
+		var names []string
+		for n := range st.Modules {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("cosim: yosys statistics %s name no module %s (have %v)", path, top, names)
+	}
+	if m.NumCells == 0 {
+		return nil, fmt.Errorf("cosim: yosys made no cells of %s (%s)", top, path)
+	}
+	return &m, nil
 }
 
 // isFlipFlop reports whether a Yosys internal cell type is a flip-flop
@@ -119,103 +236,14 @@ func isFlipFlop(t string) bool {
 	return false
 }
 
-// SynthesisMarkdown renders the Yosys statistics of configurations as the
-// Markdown page docs/synthesis.md: one row per configuration, cells and
-// flip-flops, and the tool versions that made them.
-func SynthesisMarkdown(stats []*SynthStats, yosysVersion string) []byte {
-	var b strings.Builder
-	b.WriteString("<!-- Code generated by ibreservoir verify --synth-table; DO NOT EDIT. -->\n\n")
-	b.WriteString("# Synthesis of the RTL switch stage\n\n")
-	b.WriteString("Yosys generic synthesis (`synth -flatten`, Yosys's internal gate library, no technology\n")
-	b.WriteString("mapping) of each configuration's wrapper: cells are gates, multiplexers and flip-flops of\n")
-	b.WriteString("that library, so the counts compare configurations rather than predict silicon area.\n")
-	b.WriteString("Every configuration has the 64-bit datapath, pipeline depth 2, packet id = PSN and the\n")
-	b.WriteString("thesis link encoding; docs/rtl.md describes the architecture.\n\n")
-	fmt.Fprintf(&b, "Tool: %s. Regenerate (with the README's summary): `go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md`.\n\n", yosysVersion)
-	b.WriteString("| configuration | hash | generator | hop field | cells | flip-flops |\n")
-	b.WriteString("|---|---|---|---|---:|---:|\n")
-	for _, s := range stats {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %d |\n", s.Config, s.Hash, s.Generator, s.Field, s.Cells, s.FlipFlops)
-	}
-	return []byte(b.String())
-}
-
 // YosysVersion returns `yosys -V`'s first line.
-func YosysVersion() string {
-	out, err := exec.Command("yosys", "-V").Output()
+func YosysVersion() string { return toolVersion("yosys", "-V") }
+
+// toolVersion returns the first line a tool prints for its version flag.
+func toolVersion(tool string, args ...string) string {
+	out, err := exec.Command(tool, args...).CombinedOutput()
 	if err != nil {
-		return "yosys (version unknown)"
+		return tool + " (version unknown)"
 	}
 	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
-}
-
-// SynthesisSummary renders the statistics as the README's compact table: one
-// row per hash, one column per generator, each cell the Yosys cell count of
-// the 3-bit and the 4-bit hop count ("3-bit / 4-bit"; the sender-draws
-// scheme has one hop field). Hashes and generators keep their order in stats.
-func SynthesisSummary(stats []*SynthStats) []byte {
-	var hashes, gens []string
-	cells := map[[2]string][]string{}
-	for _, s := range stats {
-		k := [2]string{s.Hash, s.Generator}
-		if _, ok := cells[k]; !ok {
-			if !slices.Contains(hashes, s.Hash) {
-				hashes = append(hashes, s.Hash)
-			}
-			if !slices.Contains(gens, s.Generator) {
-				gens = append(gens, s.Generator)
-			}
-		}
-		cells[k] = append(cells[k], strconv.Itoa(s.Cells))
-	}
-	var b strings.Builder
-	b.WriteString("| hash \\ generator |")
-	for _, g := range gens {
-		fmt.Fprintf(&b, " %s |", g)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
-	for _, h := range hashes {
-		fmt.Fprintf(&b, "| %s |", h)
-		for _, g := range gens {
-			c := strings.Join(cells[[2]string{h, g}], " / ")
-			if c == "" {
-				c = "-"
-			}
-			fmt.Fprintf(&b, " %s |", c)
-		}
-		b.WriteString("\n")
-	}
-	return []byte(b.String())
-}
-
-// ParseSynthesisMarkdown reads back the per-configuration rows of a page
-// SynthesisMarkdown wrote, so the README's summary can be regenerated and
-// checked without running Yosys again.
-func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, error) {
-	var stats []*SynthStats
-	for i, line := range strings.Split(string(page), "\n") {
-		if !strings.HasPrefix(line, "| `") {
-			continue
-		}
-		f := strings.Split(strings.Trim(line, "|"), "|")
-		if len(f) != 6 {
-			return nil, fmt.Errorf("line %d: %d columns, want 6: %q", i+1, len(f), line)
-		}
-		for j := range f {
-			f[j] = strings.TrimSpace(f[j])
-		}
-		s := &SynthStats{Config: strings.Trim(f[0], "`"), Hash: f[1], Generator: f[2], Field: f[3]}
-		var err error
-		if s.Cells, err = strconv.Atoi(f[4]); err != nil {
-			return nil, fmt.Errorf("line %d: cells: %w", i+1, err)
-		}
-		if s.FlipFlops, err = strconv.Atoi(f[5]); err != nil {
-			return nil, fmt.Errorf("line %d: flip-flops: %w", i+1, err)
-		}
-		stats = append(stats, s)
-	}
-	if len(stats) == 0 {
-		return nil, fmt.Errorf("no configuration rows")
-	}
-	return stats, nil
 }

@@ -2,7 +2,9 @@
 # Installs the tools the tests need when they are missing: Go's module
 # downloads, and, from Debian's packages, the HDL tools of packages verilog and
 # cosim (Verilator for lint and co-simulation, Icarus Verilog as the second
-# simulator, Yosys for synthesis) and tshark (the capture package's test opens
+# simulator, Yosys for synthesis and its SMT flow yosys-smtbmc with the z3 and
+# boolector solvers for the formal properties, OpenSTA and the OSU 0.18 um
+# standard-cell library for area and timing) and tshark (the capture package's test opens
 # the ERF pcap files with it). Safe to run again: it installs only what is
 # missing, and does nothing when everything is there.
 set -euo pipefail
@@ -16,10 +18,15 @@ declare -A pkgs=(
   [yosys]=yosys
   [iverilog]=iverilog
   [vvp]=iverilog
+  [yosys-smtbmc]=yosys
+  [sta]=opensta
+  [z3]=z3
+  [boolector]=boolector
   [tshark]=tshark
 )
+tools=(verilator yosys yosys-smtbmc iverilog vvp sta z3 boolector tshark)
 missing=()
-for cmd in verilator yosys iverilog vvp tshark; do
+for cmd in "${tools[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1; then
     p=${pkgs[$cmd]}
     [[ " ${missing[*]-} " == *" $p "* ]] || missing+=("$p")
@@ -31,6 +38,9 @@ command -v make >/dev/null 2>&1 || missing+=(make)
 # The C library (capi) builds with cgo's C compiler; its Python example runs on python3.
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# The standard-cell library verify --synth maps to (cosim.Liberty).
+liberty=/usr/share/qflow/tech/osu018/osu018_stdcells.lib
+[[ -f $liberty ]] || missing+=(qflow-tech-osu018)
 
 if ((${#missing[@]} > 0)); then
   echo "setup: installing ${missing[*]}"
@@ -52,7 +62,8 @@ if ((${#missing[@]} > 0)); then
   done
 fi
 
-for cmd in verilator yosys iverilog vvp tshark; do
+for cmd in "${tools[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || { echo "setup: $cmd is still missing" >&2; exit 1; }
 done
-echo "setup: $(verilator --version | head -1); $(yosys -V | head -1); $(iverilog -V 2>/dev/null | head -1)"
+[[ -f $liberty ]] || { echo "setup: $liberty is still missing" >&2; exit 1; }
+echo "setup: $(verilator --version | head -1); $(yosys -V | head -1); $(iverilog -V 2>/dev/null | head -1); OpenSTA $(sta -version 2>/dev/null | head -1); $(z3 --version | head -1)"

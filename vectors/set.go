@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/internal/cpu"
 	"ibreservoir/refmodel"
@@ -127,25 +126,7 @@ const (
 // cover: every hash of package hash, every generator kind of package rng
 // (verilog.Generators), with a 3- and a 4-bit hop count (sender draws: L=3),
 // local and global packets in each set.
-func RTLMatrix() []verilog.Config {
-	var cs []verilog.Config
-	for _, k := range hash.Kinds() {
-		for _, g := range verilog.Generators() {
-			c := verilog.DefaultConfig()
-			c.Hash, c.Generator = hash.New(k), g
-			if g == refmodel.GeneratorSender {
-				c.CountBits, c.SenderL = 0, 3
-				cs = append(cs, c)
-				continue
-			}
-			for _, b := range []int{3, 4} {
-				c.CountBits = b
-				cs = append(cs, c)
-			}
-		}
-	}
-	return cs
-}
+func RTLMatrix() []verilog.Config { return verilog.Matrix() }
 
 // PathModels are the model configurations of the default whole-path sets:
 // every scheme of the model, in the thesis's layouts and the ones the model

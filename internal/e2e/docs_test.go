@@ -56,9 +56,13 @@ var docTable = map[string]docEntry{
 	"go run . verify": {Run: "go run . verify --configs mult0_ideal_c3 --icarus mult0_ideal_c3 --random 200",
 		Why: "all 88 configurations take minutes; one configuration in the same relative work directory (out/cosim)", Needs: []string{"verilator", "iverilog"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --synth --synth-table docs/synthesis.md": {Run: "go run . verify --configs mult0_ideal_c3 --icarus none --random 200 --synth --synth-table docs/synthesis.md",
-		Why: "Yosys on all 88 configurations takes 392 s; one configuration", Needs: []string{"verilator", "yosys"}, Slow: true, Timeout: 10 * time.Minute},
+		Why: "Yosys on all 88 configurations takes 392 s; one configuration", Needs: []string{"verilator", "yosys", "sta"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md": {Run: "go run . verify --configs mult0_ideal_c3 --icarus none --random 200 --synth --synth-table docs/synthesis.md --synth-readme README.md",
-		Why: "Yosys on all 88 configurations takes 392 s; one configuration (the clone's README and docs are rewritten)", Needs: []string{"verilator", "yosys"}, Slow: true, Timeout: 10 * time.Minute},
+		Why: "Yosys on all 88 configurations takes 392 s; one configuration (the clone's README and docs are rewritten)", Needs: []string{"verilator", "yosys", "sta"}, Slow: true, Timeout: 10 * time.Minute},
+	"cd out/rtl && iverilog -g2012 -o tb.vvp -f ibr_stage.f ibr_example_tb.sv && vvp -n tb.vvp +hex=../vectors/stage/mult0_ideal_c3/stage.hex": {
+		Why: "the example testbench in Icarus Verilog, as written", Needs: []string{"iverilog", "vvp"}, Slow: true, Timeout: 5 * time.Minute},
+	"cd out/rtl && verilator --binary --timing -f ibr_stage.f ibr_example_tb.sv --top-module ibr_example_tb -o tb && obj_dir/tb +hex=../vectors/stage/mult0_ideal_c3/stage.hex": {
+		Why: "the example testbench in Verilator, as written", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0 --gap 0": {
@@ -132,7 +136,7 @@ type docCommand struct {
 }
 
 // commandStart matches the start of a runnable command line.
-var commandStart = regexp.MustCompile(`^(\$ )?(go run \. |go run \.$|go build |ibreservoir( |$)|\./scripts/|out/|cc |python3 )`)
+var commandStart = regexp.MustCompile(`^(\$ )?(go run \. |go run \.$|go build |ibreservoir( |$)|\./scripts/|out/|cd out/|cc |python3 )`)
 
 // extractCommands lists the commands a Markdown file shows: in fenced and
 // indented code blocks, lines that start a command (after a "$ " prompt, if

@@ -21,6 +21,7 @@ import (
 
 	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cpu"
+	"ibreservoir/internal/proc"
 	"ibreservoir/verilog"
 )
 
@@ -78,17 +79,25 @@ func (b *Build) Run(ctx context.Context, what string) (time.Duration, error) {
 	}
 	args := append([]string{}, b.Flags...)
 	args = append(args, "-j", strconv.Itoa(runtime.NumCPU()), "-Mdir", filepath.Join(dir, "obj"), "-o", filepath.Base(b.Binary()))
+	// Headers (.h, .svh) are included from the source directory; the file
+	// list (.f) is for other tools.
+	args = append(args, "-I"+b.Src())
 	for _, f := range b.Files {
-		if !strings.HasSuffix(f.Name, ".h") {
+		switch filepath.Ext(f.Name) {
+		case ".h", ".svh", ".f":
+		default:
 			args = append(args, filepath.Join(b.Src(), f.Name))
 		}
 	}
 	args = append(args, b.After...)
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, "verilator", args...)
+	cmd := proc.Command(ctx, "verilator", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := proc.Stopped(ctx, what, cmd.Run()); err != nil {
+		if proc.Interrupted(err) {
+			return 0, err
+		}
 		return 0, fmt.Errorf("%s failed: %w\n%s", what, err, Tail(out.String(), 60))
 	}
 	took := time.Since(t0)

@@ -2,7 +2,7 @@
 //
 // ibr_stage_mult0_ideal_c3: ibr_switch_stage (ibr_switch_stage.sv)
 // for hash mult0, generator ideal, hop_count 3 bits,
-// packet id psn, link encoding thesis, pipeline depth 2. The matching model
+// packet id psn, link encoding thesis, pipeline depth 2, registered ready. The matching model
 // (refmodel.Config, for local packets; global ones take lnh=3):
 //   scheme=onereservoir count_bits=3 placement=resv6 hash=mult0 id=psn link=thesis
 //   generator=ideal lnh=2 seed=0 max_switch=65535 max_port=63
@@ -39,15 +39,14 @@ module ibr_stage_mult0_ideal_c3 (
   output      logic         stat_malformed_o
 );
   ibr_switch_stage #(
-    .HashKind(4),
-    .GenKind(0),
+    .HashKind(ibr_pkg::HashMult0),
+    .GenKind(ibr_pkg::GenIdeal),
     .CountBits(3),
     .SenderL(0),
-    .IdOpt(0),
-    .LinkEnc(0),
+    .IdOpt(ibr_pkg::IdPsn),
+    .LinkEnc(ibr_pkg::LinkThesis),
     .PipeDepth(2),
-    .SipKey(128'h0f0e0d0c0b0a0908_0706050403020100),
-    .StateW(128)
+    .ReadyPath(ibr_pkg::ReadySkid)
   ) u_stage (
     .clk_i(clk_i),
     .rst_ni(rst_ni),

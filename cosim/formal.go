@@ -1,0 +1,270 @@
+package cosim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"ibreservoir/hash"
+	"ibreservoir/refmodel"
+	"ibreservoir/verilog"
+)
+
+// A Property is one group of the formal properties of ibr_switch_stage (its
+// `ifdef FORMAL block, compiled in by Define).
+type Property struct {
+	ID        string // a..e
+	Define    string
+	Statement string
+	// Induction: the property is stated on the registers it follows, so that
+	// k-induction can close; the others follow words through the stream and
+	// are checked to a bounded depth.
+	Induction bool
+	// Cut names what the property does not depend on, which the check
+	// replaces by free values (Yosys cutpoint): sound, since a safety property
+	// that holds for any values there holds for the values the logic makes,
+	// and it keeps the solver off the hash's multiplier, the generator and
+	// the CRC trees where they cannot matter.
+	Cut []string
+}
+
+// The stage's cut points: the hash bit, the generator's answer, the VCRC trees.
+var (
+	cutHash = []string{"u_stage.hash_bit"}
+	cutGen  = []string{"u_stage.gen_switch_gen.zero", "u_stage.gen_switch_gen.done"}
+	cutCRC  = []string{"u_stage.crc4", "u_stage.crc8", "u_stage.icrc_hi", "u_stage.icrc8"}
+)
+
+// Properties are the five properties of docs/rtl.md ("Formal properties").
+var Properties = []Property{
+	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
+		Cut: concat(cutHash, cutGen, cutCRC)},
+	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
+		Cut: concat(cutHash, cutGen)},
+	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
+		Cut: concat(cutHash, cutGen, cutCRC)},
+	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
+		Cut: concat(cutHash, cutGen, cutCRC)},
+	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
+		Cut: concat(cutHash, cutGen, cutCRC)},
+}
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// FormalConfigs are the configurations `verify --formal` checks: every
+// generator kind under a hash whose logic the properties cut away, plus the
+// thesis's default (mult0, ideal) for the register-level properties.
+// SipHash's 2-4 rounds only widen the cut hash, so it adds nothing.
+func FormalConfigs() []verilog.Config {
+	mk := func(k hash.Kind, gen string, bits, l int) verilog.Config {
+		c := verilog.DefaultConfig()
+		c.Hash, c.Generator, c.CountBits, c.SenderL = hash.New(k), gen, bits, l
+		return c
+	}
+	return []verilog.Config{
+		verilog.DefaultConfig(),
+		mk(hash.Parity, refmodel.GeneratorSender, 0, 3),
+		mk(hash.CRC16, "lfsr-lut/b16", 4, 0),
+		mk(hash.Parity, "shiftreg/per-packet", 3, 0),
+	}
+}
+
+// FormalOptions tune a formal check.
+type FormalOptions struct {
+	Depth     int // bounded-model-check depth (steps, one clock each)
+	Induction int // k of the k-induction step, for the properties that take it
+}
+
+// DefaultFormal are the depths of `verify --formal`: 24 clocks hold reset and
+// three of the shortest packets through the stage with stalls; k = 4
+// induction closes the register-level properties.
+var DefaultFormal = FormalOptions{Depth: 24, Induction: 4}
+
+// FormalResult is what one property check found on one configuration.
+type FormalResult struct {
+	Config   string
+	Property Property
+	Proved   bool // k-induction closed: the property holds in every reachable state
+	Depth    int  // the induction's k (Proved), or the bounded depth checked
+	Failed   bool // a counterexample: Step and Where say which step and assertion
+	Step     int
+	Where    string
+	Trace    string // the counterexample's VCD
+	Covers   int    // cover statements reached (every one must be)
+	Time     time.Duration
+}
+
+// Status describes the result in one phrase.
+func (r *FormalResult) Status() string {
+	switch {
+	case r.Failed:
+		return fmt.Sprintf("FAILED at step %d (%s; trace %s)", r.Step, r.Where, r.Trace)
+	case r.Proved:
+		return fmt.Sprintf("proved (k-induction, k=%d)", r.Depth)
+	}
+	return fmt.Sprintf("bounded (no counterexample in %d clocks)", r.Depth)
+}
+
+var (
+	reAssertFailed = regexp.MustCompile(`Assert failed in \S+: (\S+)`)
+	reFailedStep   = regexp.MustCompile(`Checking assertions in step (\d+)`)
+	reReached      = regexp.MustCompile(`Reached cover statement`)
+	reUnreached    = regexp.MustCompile(`Unreached cover statement at (\S+)`)
+)
+
+// CheckProperty checks property p of configuration c with Yosys's SMT flow
+// (yosys-smtbmc, solver z3), in dir, on the library lib (verilog.Library,
+// or a test's patched copy): a bounded model check to o.Depth, then, for
+// the properties that take it, k-induction with k = o.Induction, and the
+// property's cover statements, each of which must be reached within o.Depth
+// (a property that holds only vacuously proves nothing). A counterexample is
+// a result (Failed), not an error; the error is for runs that could not be
+// made.
+func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilog.Config, p Property, o FormalOptions) (*FormalResult, error) {
+	for _, tool := range []string{"yosys", "yosys-smtbmc", "z3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
+		}
+	}
+	if o.Depth < 2 || o.Induction < 1 || o.Induction > o.Depth {
+		return nil, fmt.Errorf("cosim: formal depth %d, induction %d: want depth >= 2 and 1 <= induction <= depth", o.Depth, o.Induction)
+	}
+	// The tools run in dir, so every path they are given is absolute.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	w, err := verilog.Wrapper(c)
+	if err != nil {
+		return nil, err
+	}
+	files := append(append([]verilog.File{}, lib...), verilog.File{Name: c.Module() + ".sv", Data: w})
+	srcs, err := writeSources(dir, files)
+	if err != nil {
+		return nil, err
+	}
+	cut := p.Cut
+	if c.Generator == refmodel.GeneratorSender {
+		cut = nil
+		for _, w := range p.Cut {
+			if !strings.Contains(w, "gen_switch_gen") {
+				cut = append(cut, w)
+			}
+		}
+	}
+	var cuts string
+	for _, w := range cut {
+		cuts += " w:" + w
+	}
+	model := filepath.Join(dir, "model.smt2")
+	script := []string{
+		fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -D%s -I %s %s", p.Define, dir, strings.Join(srcs, " ")),
+		"prep -top " + c.Module(), "flatten",
+	}
+	if cuts != "" {
+		script = append(script, "cutpoint"+cuts)
+	}
+	script = append(script, "async2sync", "dffunmap", "opt_clean", "write_smt2 -wires "+model)
+	t0 := time.Now()
+	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
+		return nil, fmt.Errorf("cosim: yosys -formal of %s (%s): %w\n%s", c.Module(), p.ID, err, tail(out, 30))
+	}
+	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
+	// z3 stalls on the SMT-LIB datatypes of the incremental encoding of a
+	// model this size; --unroll gives it plain terms.
+	smtbmc := func(args ...string) (string, bool, error) {
+		out, err := runTool(ctx, dir, "yosys-smtbmc", append([]string{"-s", "z3", "--unroll"}, append(args, model)...)...)
+		switch {
+		case strings.Contains(out, "Status: PASSED"):
+			return out, true, nil
+		case strings.Contains(out, "Status: FAILED"):
+			return out, false, nil
+		case err == nil:
+			err = fmt.Errorf("no status line")
+		}
+		return out, false, fmt.Errorf("cosim: yosys-smtbmc %s on %s (%s): %w\n%s", strings.Join(args, " "), c.Module(), p.ID, err, tail(out, 30))
+	}
+	r.Trace = filepath.Join(dir, "counterexample.vcd")
+	out, ok, err := smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		r.Failed, r.Where, r.Step = true, "an assumption fails at the start", 0
+		if m := reAssertFailed.FindStringSubmatch(out); m != nil {
+			r.Where = filepath.Base(m[1])
+		}
+		// The failing step is the last one whose assertions were checked.
+		if ms := reFailedStep.FindAllStringSubmatch(out, -1); ms != nil {
+			r.Step, _ = strconv.Atoi(ms[len(ms)-1][1])
+		}
+		r.Time = time.Since(t0)
+		return r, nil
+	}
+	if p.Induction {
+		if _, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction)); err != nil {
+			return nil, err
+		}
+		if ok {
+			r.Proved, r.Depth = true, o.Induction
+		}
+	}
+	out, ok, err = smtbmc("-c", "-t", strconv.Itoa(o.Depth))
+	if err != nil {
+		return nil, err
+	}
+	r.Covers = len(reReached.FindAllString(out, -1))
+	if !ok || r.Covers == 0 {
+		where := "no cover statement"
+		if m := reUnreached.FindStringSubmatch(out); m != nil {
+			where = "cover " + filepath.Base(m[1]) + " unreached"
+		}
+		return nil, fmt.Errorf("cosim: %s (%s): %s within %d clocks: the property would hold vacuously", c.Module(), p.ID, where, o.Depth)
+	}
+	r.Time = time.Since(t0)
+	return r, nil
+}
+
+// runTool runs a tool in dir (killed with its children if ctx ends) and
+// returns its combined output.
+func runTool(ctx context.Context, dir, name string, args ...string) (string, error) {
+	cmd := toolCommand(ctx, name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := interrupted(ctx, name, cmd.Run())
+	return out.String(), err
+}
+
+// CheckAll checks every property on every configuration, workers at a time,
+// each in its own directory under dir, and returns the results in that order
+// (configuration-major); log (may be nil) gets each result as it ends.
+func CheckAll(ctx context.Context, dir string, lib []verilog.File, cfgs []verilog.Config, props []Property, o FormalOptions,
+	workers int, log func(*FormalResult)) ([]*FormalResult, error) {
+	results := make([]*FormalResult, len(cfgs)*len(props))
+	job := func(i int) (err error) {
+		c, p := cfgs[i/len(props)], props[i%len(props)]
+		results[i], err = CheckProperty(ctx, filepath.Join(dir, c.Name(), p.ID), lib, c, p, o)
+		return err
+	}
+	var done func(int)
+	if log != nil {
+		done = func(i int) { log(results[i]) }
+	}
+	if err := runAll(ctx, "formal check", len(results), workers, job, done); err != nil {
+		return nil, err
+	}
+	return results, nil
+}

@@ -1,0 +1,909 @@
+// ibr_switch_stage: one switch's egress stage of the one-reservoir telemetry
+// scheme (Taffet, thesis section 5.7, Alg. 8), bit-exact with package refmodel
+// of the ibreservoir Go model (docs/spec.md sections 2-5), on the telemetry
+// field in BTH Resv6 (docs/spec.md section 2):
+//
+//   BTH byte 4:  7 FECN | 6 BECN | 5..0 Resv6
+//   CountBits=3:   Resv6 = x | hop_bit | cong_bit | hop_count[2:0]   (bit 5 passes untouched)
+//   CountBits=4:   Resv6 = hop_bit | cong_bit | hop_count[3:0]
+//   sender L=3:    Resv6 = hop_bit | cong_bit | hop_rand[3:0]
+//
+// Per packet (spec section 5): n = hop_count; z = Draw(n+1); if z then
+// hop_bit = H(id, d) and cong_bit = the port's congested bit; hop_count =
+// min(n+1, 2^b-1). With sender draws z = (leading bit of hop_rand == 0) and
+// hop_rand shifts left; a spent field (1 0..0) is left as it is; a field of 0
+// is malformed and is left as it is, with stat_malformed_o.
+//
+// The ibr_stage library, leaf first (compile order; ibr_stage.f lists it):
+//   ibr_pkg           kinds (enums) and the constants the Go model derives
+//   ibr_crc16_bytes   combinational VCRC core over 4 or 8 bytes (IBA Vol. 1 7.8.2)
+//   ibr_link_pre      per-port link encoding d and hash multiplier K (spec section 3)
+//   ibr_hash          H(id, d), one bit, for every hash of package hash
+//   ibr_gen_ideal     xoshiro128** with the exact rejection rule (spec section 4)
+//   ibr_gen_lfsr_lut  B-bit LFSR and threshold table (thesis Fig. 5.7)
+//   ibr_gen_shiftreg  circulating shift registers (thesis Fig. 5.6)
+//   ibr_switch_stage  this module: stream in, field update, VCRC, stream out
+// A configuration is a wrapper (ibreservoir verilog) that fixes the parameters.
+//
+// Stream format: 64-bit words, packet byte 0 in bits 63..56 (network order),
+// in_sop_i on the word holding LRH byte 0, in_eop_i on the word holding the
+// last VCRC byte, in_empty_i = unused bytes at the end of the eop word;
+// valid/ready handshakes on both sides.
+//
+// Datapath. Words pass through PipeDepth registers (an elastic pipeline that
+// collapses bubbles), behind a one-word skid buffer that registers in_ready_o
+// (ReadyPath = ReadySkid; with ReadyComb, in_ready_o follows out_ready_i
+// combinationally and there is no skid buffer). As a word enters slot 0, the
+// LRH gives LNH, PktLen and SLID (word 0), and the BTH (at byte 8 for LNH=2,
+// byte 48 for LNH=3) gives byte 4 and DestQP (word 1 or 6, "the telemetry
+// word") and the PSN (the next word). The telemetry word starts the draw; the
+// PSN word gives the hash. When the telemetry word reaches the output, byte 4
+// is rewritten; if the decision is not ready (a rejected ideal draw still
+// retrying) the output stalls and in_ready_o falls once the pipeline is full.
+// A streaming VCRC runs over the egress words and replaces the incoming VCRC
+// at byte 4*PktLen; a second one checks the incoming VCRC, and a packet that
+// fails it leaves with its VCRC stomped (inverted). The ICRC and every other
+// byte pass untouched. Packets that are not IBA transport packets (LNH 0 or 1)
+// pass with only their VCRC recomputed.
+//
+// Combinational input-to-output paths: none with ReadySkid (every output is a
+// register or a function of registers only); out_ready_i to in_ready_o with
+// ReadyComb. (rst_ni clears every register asynchronously.)
+//
+// Latency: PipeDepth cycles (the skid buffer adds none while out_ready_i is
+// high). The congested bit is sampled when the sop word is accepted
+// (in_valid_i && in_ready_o). A packet's hash uses the port configuration
+// (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
+// the next packet's sop word. gen_load_i (seeding) must come between packets,
+// when no draw is pending.
+`include "ibr_defs.svh"
+`default_nettype none
+
+module ibr_switch_stage #(
+  parameter `IBR_ENUM(ibr_pkg::hash_e)  HashKind  = ibr_pkg::HashMult0,  // H(id, d)
+  parameter `IBR_ENUM(ibr_pkg::gen_e)   GenKind   = ibr_pkg::GenIdeal,   // the generator
+  parameter int                         CountBits = 3,  // hop_count width b (switch generators), 1..4
+  parameter int                         SenderL   = 0,  // sender draws L, 1..3: hop_rand is L+1 bits
+  parameter `IBR_ENUM(ibr_pkg::id_e)    IdOpt     = ibr_pkg::IdPsn,      // the packet id
+  parameter `IBR_ENUM(ibr_pkg::link_e)  LinkEnc   = ibr_pkg::LinkThesis, // the link encoding d(s, p)
+  parameter int                         PipeDepth = 2,  // pipeline registers, 2..4
+  parameter `IBR_ENUM(ibr_pkg::ready_e) ReadyPath = ibr_pkg::ReadySkid,  // in_ready_o registered
+  parameter logic [127:0]               SipKey    = ibr_pkg::DefaultSipKey,
+  // GenLfsrLut: register width B (3..32) and steps k per draw (1..32).
+  parameter int                         LfsrWidth = 16,
+  parameter int                         LfsrSteps = 1,
+  // GenShiftreg: clocking, and the free-running ratio P/Q (Q up to 64).
+  parameter `IBR_ENUM(ibr_pkg::clock_e) ShiftClock = ibr_pkg::ClockPerDraw,
+  parameter int                         ShiftP     = 1,
+  parameter int                         ShiftQ     = 1,
+  // Width of the generator state port, rng's StateBits (1 for sender draws,
+  // which have none); derived, not set.
+  parameter int StateW = (GenKind == ibr_pkg::GenIdeal)   ? 128 :
+                         (GenKind == ibr_pkg::GenLfsrLut) ? LfsrWidth :
+                         (GenKind == ibr_pkg::GenShiftreg) ?
+                           (1 << CountBits) * ((1 << CountBits) + 1) / 2 +
+                           ((ShiftClock == ibr_pkg::ClockFree && ShiftQ > 1) ? $clog2(ShiftQ) : 0) :
+                         1,
+  // Width of the hop field (hop_count, or hop_rand with sender draws); derived.
+  parameter int FieldW = (GenKind == ibr_pkg::GenSender) ? SenderL + 1 : CountBits
+) (
+  input  wire logic              clk_i,
+  input  wire logic              rst_ni,
+  // Port configuration, written by the subnet manager.
+  input  wire logic              cfg_we_i,      // load switch ID and port, precompute d and K
+  input  wire logic [15:0]       cfg_switch_i,  // switch ID
+  input  wire logic [7:0]        cfg_port_i,    // this output port
+  // The port is congested (thesis section 5.10); sampled with the sop word.
+  input  wire logic              cong_i,
+  // Generator state (seeding at bring-up; test vectors).
+  input  wire logic              gen_load_i,    // load gen_state_i (between packets)
+  input  wire logic [StateW-1:0] gen_state_i,   // the state to load (rng.State bits)
+  output      logic [StateW-1:0] gen_state_o,   // with stat_valid_o: the state after that draw
+  // Ingress stream.
+  input  wire logic              in_valid_i,    // in_data_i holds a word
+  output      logic              in_ready_o,    // the stage takes it this cycle
+  input  wire logic [63:0]       in_data_i,     // packet byte 8w in bits 63..56
+  input  wire logic              in_sop_i,      // the packet's first word
+  input  wire logic              in_eop_i,      // the packet's last word
+  input  wire logic [2:0]        in_empty_i,    // unused bytes at the end of the eop word
+  // Egress stream.
+  output      logic              out_valid_o,   // out_data_o holds a word
+  input  wire logic              out_ready_i,   // the next stage takes it this cycle
+  output      logic [63:0]       out_data_o,    // as in_data_i
+  output      logic              out_sop_o,     // the packet's first word
+  output      logic              out_eop_o,     // the packet's last word
+  output      logic [2:0]        out_empty_o,   // unused bytes at the end of the eop word
+  // Per-packet status, one cycle after the telemetry word leaves (counters, coverage).
+  output      logic              stat_valid_o,      // the fields below are this packet's
+  output      logic              stat_replace_o,    // the reservoir took this hop
+  output      logic              stat_saturated_o,  // count already at 2^b-1 (sender: draws spent)
+  output      logic              stat_cong_o,       // the port's congested bit for this packet
+  output      logic              stat_hash_o,       // H(id, d) for this hop
+  output      logic [FieldW-1:0] stat_field_o,      // hop_count or hop_rand after the stage
+  output      logic              stat_malformed_o   // sender draws: hop_rand was 0
+);
+  localparam bit Sender   = GenKind == ibr_pkg::GenSender;
+  localparam int LW       = Sender ? 1 : CountBits + 1;  // width of l = count+1 <= 2^b
+  localparam int CountMax = (1 << FieldW) - 1;
+  localparam int MaxL     = 1 << CountBits;
+
+  // Elaboration-time parameter checks.
+  if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashSiphash) begin : gen_bad_hash
+    `IBR_PARAM_ERROR("ibr_switch_stage: HashKind must be an ibr_pkg::hash_e")
+  end
+  if (GenKind < ibr_pkg::GenIdeal || GenKind > ibr_pkg::GenSender) begin : gen_bad_gen
+    `IBR_PARAM_ERROR("ibr_switch_stage: GenKind must be an ibr_pkg::gen_e")
+  end
+  if (!Sender && (CountBits < 1 || CountBits > 4)) begin : gen_bad_count
+    `IBR_PARAM_ERROR("ibr_switch_stage: CountBits must be 1..4 (the fields share Resv6's 6 bits)")
+  end
+  if (Sender && (SenderL < 1 || SenderL > 3)) begin : gen_bad_sender
+    `IBR_PARAM_ERROR("ibr_switch_stage: SenderL must be 1..3 (the fields share Resv6's 6 bits)")
+  end
+  if (IdOpt < ibr_pkg::IdPsn || IdOpt > ibr_pkg::IdPsnDestqp) begin : gen_bad_id
+    `IBR_PARAM_ERROR("ibr_switch_stage: IdOpt must be an ibr_pkg::id_e")
+  end
+  if (ReadyPath != ibr_pkg::ReadySkid && ReadyPath != ibr_pkg::ReadyComb) begin : gen_bad_ready
+    `IBR_PARAM_ERROR("ibr_switch_stage: ReadyPath must be an ibr_pkg::ready_e")
+  end
+  if (PipeDepth < 2 || PipeDepth > 4) begin : gen_bad_depth
+    // 2: the telemetry word must wait one word for the PSN. 4: the shortest
+    // packet is 4 words, so at most one packet's decision is ever pending.
+    `IBR_PARAM_ERROR("ibr_switch_stage: PipeDepth must be 2..4")
+  end
+
+  // ---------------------------------------------------------------------------
+  // Port configuration: d and K once per port.
+  logic [31:0] d_pre, k_pre, d_q, k_q;
+  ibr_link_pre #(.HashKind(HashKind), .LinkEnc(LinkEnc)) u_link_pre (
+    .switch_i(cfg_switch_i), .port_i(cfg_port_i), .d_o(d_pre), .k_o(k_pre)
+  );
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      d_q <= '0;
+      k_q <= '0;
+    end else if (cfg_we_i) begin
+      d_q <= d_pre;
+      k_q <= k_pre;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Ingress: the word offered to slot 0 (iw_*), from the skid buffer when it
+  // holds one, else from the input.
+  logic [PipeDepth-1:0] accept;  // slot i takes a new word this cycle (below)
+  logic        iw_valid, iw_sop, iw_eop, iw_cong, iw_fire;
+  logic [63:0] iw_data;
+  logic [2:0]  iw_empty;
+
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_skid
+    // A one-word skid buffer: in_ready_o is "the buffer is empty", a register.
+    // A word that arrives while slot 0 cannot take it waits here; slot 0 takes
+    // from here first. The buffer adds no latency while the pipeline flows.
+    logic        skid_v_q, skid_sop_q, skid_eop_q, skid_cong_q;
+    logic [63:0] skid_data_q;
+    logic [2:0]  skid_empty_q;
+    assign in_ready_o = !skid_v_q;
+    assign iw_valid   = skid_v_q || in_valid_i;
+    assign iw_data    = skid_v_q ? skid_data_q  : in_data_i;
+    assign iw_sop     = skid_v_q ? skid_sop_q   : in_sop_i;
+    assign iw_eop     = skid_v_q ? skid_eop_q   : in_eop_i;
+    assign iw_empty   = skid_v_q ? skid_empty_q : in_empty_i;
+    assign iw_cong    = skid_v_q ? skid_cong_q  : cong_i;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        skid_v_q     <= 1'b0;
+        skid_sop_q   <= 1'b0;
+        skid_eop_q   <= 1'b0;
+        skid_cong_q  <= 1'b0;
+        skid_data_q  <= '0;
+        skid_empty_q <= '0;
+      end else if (skid_v_q) begin
+        if (accept[0]) begin
+          skid_v_q <= 1'b0;
+        end
+      end else if (in_valid_i && !accept[0]) begin
+        skid_v_q     <= 1'b1;
+        skid_sop_q   <= in_sop_i;
+        skid_eop_q   <= in_eop_i;
+        skid_cong_q  <= cong_i;
+        skid_data_q  <= in_data_i;
+        skid_empty_q <= in_empty_i;
+      end
+    end
+  end else begin : gen_comb_ready
+    // A plain elastic pipeline: the input is ready when slot 0 takes a word.
+    assign in_ready_o = accept[0];
+    assign iw_valid   = in_valid_i;
+    assign iw_data    = in_data_i;
+    assign iw_sop     = in_sop_i;
+    assign iw_eop     = in_eop_i;
+    assign iw_empty   = in_empty_i;
+    assign iw_cong    = cong_i;
+  end
+  assign iw_fire = iw_valid && accept[0];
+
+  // Word index and header-field extraction, as a word enters slot 0.
+  logic [10:0] wcnt_q, widx;
+  logic [1:0]  lnh_q, lnh;
+  logic [10:0] pktlen_q, pktlen;
+  logic [15:0] slid_q;
+  logic        sop_cong_q;
+  logic        iba, is_tel_in, is_psn_in, is_vcrc_in;
+  logic [10:0] tel_widx;
+
+  assign widx    = iw_sop ? 11'd0 : wcnt_q;
+  // LRH byte 1 bits 1..0 (LNH) and bytes 4-5 (Rsv5, PktLen) come with word 0.
+  assign lnh     = iw_sop ? iw_data[49:48] : lnh_q;
+  assign pktlen  = iw_sop ? iw_data[26:16] : pktlen_q;
+  assign iba     = lnh[1];  // LNH 2 (local) or 3 (global)
+  // BTH byte 4 is packet byte 12 (LNH=2) or 52 (LNH=3): lane 4 of word 1 or 6.
+  assign tel_widx   = lnh[0] ? 11'd6 : 11'd1;
+  assign is_tel_in  = iba && widx == tel_widx;
+  assign is_psn_in  = iba && widx == tel_widx + 11'd1;
+  // The VCRC sits at byte 4*PktLen: word PktLen/2, lane 0 or 4.
+  assign is_vcrc_in = widx == {1'b0, pktlen[10:1]};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wcnt_q     <= '0;
+      lnh_q      <= '0;
+      pktlen_q   <= '0;
+      slid_q     <= '0;
+      sop_cong_q <= 1'b0;
+    end else if (iw_fire) begin
+      wcnt_q <= iw_eop ? 11'd0 : (widx == 11'h7ff ? widx : widx + 11'd1);
+      if (iw_sop) begin
+        lnh_q      <= iw_data[49:48];
+        pktlen_q   <= iw_data[26:16];
+        slid_q     <= iw_data[15:0];   // LRH bytes 6-7
+        sop_cong_q <= iw_cong;
+      end
+    end
+  end
+
+  // Telemetry word: BTH byte 4 and DestQP (BTH bytes 5-7); PSN word: BTH bytes 9-11.
+  logic [7:0]  byte4_q;
+  logic [23:0] destqp_q;
+  logic        tel_seen_q, dec_cong_q, draw_start_q;
+  logic [23:0] psn;
+  logic [31:0] id;
+  logic        hash_bit, hash_q, hash_ok_q;
+  assign psn = iw_data[55:32];
+  if (IdOpt == ibr_pkg::IdPsn) begin : gen_id_psn
+    assign id = {8'd0, psn};
+    logic unused_id_fields;
+    assign unused_id_fields = ^{slid_q, destqp_q};
+  end else if (IdOpt == ibr_pkg::IdPsnOdd) begin : gen_id_psn_odd
+    assign id = {7'd0, psn, 1'b1};
+    logic unused_id_fields;
+    assign unused_id_fields = ^{slid_q, destqp_q};
+  end else if (IdOpt == ibr_pkg::IdPsnSlid) begin : gen_id_psn_slid
+    assign id = {8'd0, psn} ^ {slid_q, 16'd0};
+    logic unused_id_fields;
+    assign unused_id_fields = ^destqp_q;
+  end else begin : gen_id_psn_destqp
+    assign id = {8'd0, psn} ^ {destqp_q, 8'd0};
+    logic unused_id_fields;
+    assign unused_id_fields = ^slid_q;
+  end
+  ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
+    .id_i(id), .d_i(d_q), .k_i(k_q), .bit_o(hash_bit)
+  );
+
+  logic tel_done;  // the telemetry word left: its decision is consumed
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      byte4_q      <= '0;
+      destqp_q     <= '0;
+      tel_seen_q   <= 1'b0;
+      dec_cong_q   <= 1'b0;
+      draw_start_q <= 1'b0;
+      hash_q       <= 1'b0;
+      hash_ok_q    <= 1'b0;
+    end else begin
+      draw_start_q <= 1'b0;
+      if (tel_done) begin
+        tel_seen_q <= 1'b0;
+        hash_ok_q  <= 1'b0;
+      end
+      if (iw_fire && is_tel_in) begin
+        byte4_q      <= iw_data[31:24];
+        destqp_q     <= iw_data[23:0];
+        tel_seen_q   <= 1'b1;
+        dec_cong_q   <= sop_cong_q;
+        draw_start_q <= !Sender;
+      end
+      if (iw_fire && is_psn_in) begin
+        hash_q    <= hash_bit;
+        hash_ok_q <= 1'b1;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // The draw.
+  logic [FieldW-1:0] field_in;
+  logic              drawn_q, zero_q, draw_ok;
+  assign field_in = byte4_q[FieldW-1:0];
+
+  if (!Sender) begin : gen_switch_gen
+    logic done, zero;
+    logic [LW-1:0] l;
+    assign l = {1'b0, field_in} + LW'(1);
+    if (GenKind == ibr_pkg::GenIdeal) begin : gen_ideal
+      logic busy;
+      ibr_gen_ideal #(.MaxL(MaxL), .LW(LW)) u_gen (
+        .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i),
+        .draw_i(draw_start_q), .l_i(l), .done_o(done), .zero_o(zero), .busy_o(busy),
+        .state_o(gen_state_o)
+      );
+      logic unused_busy;
+      assign unused_busy = busy;
+    end else if (GenKind == ibr_pkg::GenLfsrLut) begin : gen_lfsr_lut
+      ibr_gen_lfsr_lut #(.Width(LfsrWidth), .Steps(LfsrSteps), .MaxL(MaxL), .LW(LW)) u_gen (
+        .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
+        .done_o(done), .zero_o(zero), .state_o(gen_state_o)
+      );
+    end else begin : gen_shiftreg
+      ibr_gen_shiftreg #(.Clock(ShiftClock), .P(ShiftP), .Q(ShiftQ), .MaxL(MaxL), .LW(LW)) u_gen (
+        .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
+        .done_o(done), .zero_o(zero), .state_o(gen_state_o)
+      );
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        drawn_q <= 1'b0;
+      end else if (tel_done) begin
+        drawn_q <= 1'b0;
+      end else if (done) begin
+        drawn_q <= 1'b1;
+      end
+    end
+    assign zero_q  = zero;
+    assign draw_ok = drawn_q;
+  end else begin : gen_sender
+    // Sender draws (thesis section 5.9): the leading bit of hop_rand decides.
+    assign drawn_q     = 1'b1;
+    assign zero_q      = !field_in[FieldW-1];  // cmp: sender zero leading bit of hop_rand == 0
+    assign draw_ok     = 1'b1;
+    assign gen_state_o = '0;
+    logic unused_gen;
+    assign unused_gen = ^{gen_load_i, gen_state_i, draw_start_q, drawn_q};
+  end
+
+  // The decision: Alg. 8 lines 2-9 on byte 4.
+  logic              dec_ready, replace, saturated, malformed;
+  logic [FieldW-1:0] field_new;
+  logic [7:0]        byte4_new;
+  assign dec_ready = tel_seen_q && hash_ok_q && draw_ok;
+  if (Sender) begin : gen_dec_sender
+    logic spent;
+    assign malformed = field_in == '0;
+    assign spent     = field_in == {1'b1, {(FieldW-1){1'b0}}};  // cmp: sender spent hop_rand == 1 0..0
+    assign saturated = spent;
+    assign replace   = zero_q && !spent && !malformed;
+    assign field_new = (spent || malformed) ? field_in : {field_in[FieldW-2:0], 1'b0};
+  end else begin : gen_dec_count
+    assign malformed = 1'b0;
+    assign saturated = field_in == FieldW'(CountMax);  // cmp: count saturated n == 2^b-1
+    assign replace   = zero_q;
+    assign field_new = saturated ? field_in : field_in + FieldW'(1);
+  end
+  assign byte4_new = replace ? {byte4_q[7:FieldW+2], hash_q, dec_cong_q, field_new}
+                             : {byte4_q[7:FieldW], field_new};
+
+  // ---------------------------------------------------------------------------
+  // The pipeline: PipeDepth slots, each a word and its tags: sop, eop, empty,
+  // tel (holds BTH byte 4), vcrc (holds the VCRC), lane4 (the VCRC is in lanes
+  // 4-5, else 0-1).
+  logic [3*PipeDepth-1:0] empty_q;  // slot i in bits 3*i+2..3*i
+  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q;
+  logic [PipeDepth-1:1] bad_q;  // the word's packet failed its incoming VCRC
+  logic                 head_leave, head_ok;
+  logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad;
+  logic [63:0]          head_data;
+
+  assign head_data  = gen_slot[PipeDepth-1].data_q;
+  assign head_sop   = sop_q[PipeDepth-1];
+  assign head_tel   = tel_q[PipeDepth-1];
+  assign head_vcrc  = vcrc_q[PipeDepth-1];
+  assign head_lane4 = lane4_q[PipeDepth-1];
+  assign head_bad   = bad_q[PipeDepth-1];
+  assign head_ok    = !(head_tel && !dec_ready);
+  assign head_leave = v_q[PipeDepth-1] && head_ok && out_ready_i;
+  // A slot takes a new word when it is empty or its word moves on.
+  // (Slot i moves on when slot i+1 is empty or moves on, so slot i accepts when
+  // the head leaves or any slot from i up is empty.)
+  for (genvar i = 0; i < PipeDepth; i++) begin : gen_accept
+    assign accept[i] = head_leave || !(&v_q[PipeDepth-1:i]);
+  end
+
+  // The incoming VCRC (spec section 5, step 0): a CRC over the words as they
+  // leave slot 0 (one register after the ingress, off the input path),
+  // compared with the VCRC bytes there; the verdict joins the word in slot 1.
+  // A packet that fails it has already begun to leave (cut-through), so it
+  // cannot be dropped here; its outgoing VCRC is stomped (inverted) so the
+  // next receiver drops it, and no fresh VCRC ever covers corrupt bytes.
+  logic [63:0] s0_data;
+  logic [15:0] icrc_q, icrc_base, icrc_hi, icrc8, ivcrc, ivcrc_got;
+  logic        vcrc_bad;
+  assign s0_data   = gen_slot[0].data_q;
+  assign icrc_base = sop_q[0] ? 16'hffff : icrc_q;
+  // Eight bytes as two steps of four; the first step also gives the register
+  // before a VCRC in lanes 4-5.
+  ibr_crc16_bytes #(.NBytes(4)) u_icrc_hi (.crc_i(icrc_base), .data_i(s0_data[63:32]), .crc_o(icrc_hi));
+  ibr_crc16_bytes #(.NBytes(4)) u_icrc_lo (.crc_i(icrc_hi), .data_i(s0_data[31:0]), .crc_o(icrc8));
+  assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
+  assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
+                                : {s0_data[55:48], s0_data[63:56]};
+  assign vcrc_bad  = v_q[0] && vcrc_q[0] && ivcrc_got != ivcrc;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      icrc_q <= 16'hffff;
+    end else if (v_q[0] && accept[1]) begin  // slot 0's word moves on
+      icrc_q <= icrc8;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      v_q     <= '0;
+      sop_q   <= '0;
+      eop_q   <= '0;
+      tel_q   <= '0;
+      vcrc_q  <= '0;
+      lane4_q <= '0;
+      bad_q   <= '0;
+      empty_q <= '0;
+    end else begin
+      if (accept[0]) begin
+        v_q[0]       <= iw_valid;
+        sop_q[0]     <= iw_sop;
+        eop_q[0]     <= iw_eop;
+        empty_q[2:0] <= iw_empty;
+        tel_q[0]     <= is_tel_in;
+        vcrc_q[0]    <= is_vcrc_in;
+        lane4_q[0]   <= pktlen[0];
+      end
+      if (accept[1]) begin
+        bad_q[1] <= vcrc_bad;
+      end
+      for (int i = 2; i < PipeDepth; i++) begin
+        if (accept[i]) begin
+          bad_q[i] <= bad_q[i-1];
+        end
+      end
+      for (int i = 1; i < PipeDepth; i++) begin
+        if (accept[i]) begin
+          v_q[i]     <= v_q[i-1];
+          sop_q[i]   <= sop_q[i-1];
+          eop_q[i]   <= eop_q[i-1];
+          empty_q[3*i +: 3] <= empty_q[3*(i-1) +: 3];
+          tel_q[i]   <= tel_q[i-1];
+          vcrc_q[i]  <= vcrc_q[i-1];
+          lane4_q[i] <= lane4_q[i-1];
+        end
+      end
+    end
+  end
+  // The words, one register per slot.
+  for (genvar i = 0; i < PipeDepth; i++) begin : gen_slot
+    logic [63:0] data_q, data_d;
+    if (i == 0) begin : gen_first
+      assign data_d = iw_data;
+    end else begin : gen_next
+      assign data_d = gen_slot[i-1].data_q;
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        data_q <= '0;
+      end else if (accept[i]) begin
+        data_q <= data_d;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Egress: field update and the streaming VCRC over the words as they leave.
+  logic [63:0] edited;
+  logic [15:0] crc_q, crc_base, crc8, crc4, vcrc;
+  assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:0]} : head_data;
+  assign crc_base = head_sop ? 16'hffff : crc_q;
+  // Eight bytes as two steps of four, as at the ingress check.
+  ibr_crc16_bytes #(.NBytes(4)) u_crc_hi (.crc_i(crc_base), .data_i(edited[63:32]), .crc_o(crc4));
+  ibr_crc16_bytes #(.NBytes(4)) u_crc_lo (.crc_i(crc4), .data_i(edited[31:0]), .crc_o(crc8));
+  // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
+  assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);
+  // The VCRC is sent least-significant byte first.
+  assign out_data_o = !head_vcrc ? edited :
+                      head_lane4 ? {edited[63:32], vcrc[7:0], vcrc[15:8], edited[15:0]}
+                                 : {vcrc[7:0], vcrc[15:8], edited[47:0]};
+  assign out_valid_o = v_q[PipeDepth-1] && head_ok;
+  assign out_sop_o   = head_sop;
+  assign out_eop_o   = eop_q[PipeDepth-1];
+  assign out_empty_o = empty_q[3*(PipeDepth-1) +: 3];
+  assign tel_done    = head_leave && head_tel;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      crc_q <= 16'hffff;
+    end else if (head_leave) begin
+      crc_q <= crc8;
+    end
+  end
+
+  // Per-packet status.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stat_valid_o     <= 1'b0;
+      stat_replace_o   <= 1'b0;
+      stat_saturated_o <= 1'b0;
+      stat_cong_o      <= 1'b0;
+      stat_hash_o      <= 1'b0;
+      stat_field_o     <= '0;
+      stat_malformed_o <= 1'b0;
+    end else begin
+      stat_valid_o <= tel_done;
+      if (tel_done) begin
+        stat_replace_o   <= replace;
+        stat_saturated_o <= saturated;
+        stat_cong_o      <= dec_cong_q;
+        stat_hash_o      <= hash_q;
+        stat_field_o     <= field_new;
+        stat_malformed_o <= malformed;
+      end
+    end
+  end
+
+  // Alg. 8 written out on integers: the field update as the thesis states it,
+  // for the simulation check below and the formal properties.
+  function automatic logic [7:0] alg8_ref(input logic [7:0] b4, input logic z, input logic h,
+                                          input logic c);
+    logic [7:0] o;
+    integer n;  // the incoming hop field
+    o = b4;
+    n = {24'd0, b4} & CountMax;
+    if (Sender) begin
+      // hop_rand: 0 is malformed and 1 0..0 spent, both left alone; else the
+      // leading bit is the draw (0: replace) and the field shifts left.
+      if (n != 0 && n != (CountMax + 1) / 2) begin
+        if (n < (CountMax + 1) / 2) begin
+          o[FieldW+1] = h;
+          o[FieldW]   = c;
+        end
+        n = (2 * n) & CountMax;
+      end
+    end else begin
+      // hop_count: replace on a zero draw; count up, saturating.
+      if (z) begin
+        o[FieldW+1] = h;
+        o[FieldW]   = c;
+      end
+      if (n < CountMax) n = n + 1;
+    end
+    o[FieldW-1:0] = n[FieldW-1:0];
+    alg8_ref = o;
+  endfunction
+
+`ifndef SYNTHESIS
+  // The Alg. 8 reference compared with the datapath every time a telemetry
+  // word leaves. (The registers are reset, so neither condition holds during reset.)
+  always @(posedge clk_i) begin
+    if (tel_done) begin
+      assert (byte4_new == alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q))
+        else $error("ibr_switch_stage: byte 4 %h, Alg. 8 reference %h", byte4_new,
+                    alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q));
+    end
+    if (iw_fire && is_tel_in) begin
+      assert (!tel_seen_q || tel_done)
+        else $error("ibr_switch_stage: a telemetry word entered while another's was pending");
+    end
+  end
+`endif
+`ifdef FORMAL
+  // ===========================================================================
+  // Formal properties (Yosys's SMT flow: read_verilog -formal; yosys-smtbmc;
+  // ibreservoir verify --formal runs them). assume: the environment; assert:
+  // the stage's promises; cover: each promise is reachable, so none holds
+  // vacuously. Each group is compiled in by its define, so a run proves one:
+  //   IBR_PROP_A  every byte but BTH byte 4's telemetry bits and the VCRC leaves unchanged
+  //   IBR_PROP_B  the outgoing VCRC is correct when the incoming one was (else stomped)
+  //   IBR_PROP_C  the hop count saturates and never wraps (sender: a spent field stays)
+  //   IBR_PROP_D  the telemetry update is Alg. 8 (alg8_ref) of the drawn value
+  //   IBR_PROP_E  the stream neither drops, duplicates nor reorders words; the egress
+  //               handshake holds its word while stalled
+  // The stream monitors restate the packet layout from docs/spec.md on the ports
+  // (BTH byte 4 at packet byte 12 or 52, the VCRC at byte 4*PktLen), independent
+  // of the datapath's own counters.
+  localparam int FMaxPktLen = 18;  // PktLen (4-byte words) of the packets the environment sends
+
+  logic f_past;
+  initial f_past = 1'b0;
+  always @(posedge clk_i) f_past <= 1'b1;
+
+  // Environment: reset in the first cycle only.
+  always @(*) begin
+    if (!f_past) assume (!rst_ni);
+    else assume (rst_ni);
+  end
+
+  // ---- Ingress: the handshake holds a word until it is taken, and packets
+  // are well formed as the LRH describes them: a first word with sop, PktLen/2+1
+  // words, the last with eop and its unused bytes in in_empty_i; LNH 2 and 3
+  // packets long enough to hold their BTH.
+  logic        f_in_fire, f_out_fire;
+  logic [10:0] f_in_word, f_in_nw, f_sop_nw;
+  logic [10:0] f_in_pl, f_sop_pl;
+  logic [1:0]  f_in_lnh, f_sop_lnh;
+  assign f_in_fire = in_valid_i && in_ready_o;
+  assign f_out_fire = out_valid_o && out_ready_i;
+  assign f_sop_pl  = in_data_i[26:16];
+  assign f_sop_lnh = in_data_i[49:48];
+  assign f_sop_nw  = {1'b0, f_sop_pl[10:1]} + 11'd1;
+  always @(posedge clk_i) begin
+    if (f_past && $past(rst_ni) && $past(in_valid_i && !in_ready_o)) begin
+      assume (in_valid_i && $stable(in_data_i) && $stable(in_sop_i) && $stable(in_eop_i) &&
+              $stable(in_empty_i) && $stable(cong_i));
+    end
+  end
+  always @(*) begin
+    if (in_valid_i) begin
+      assume (in_sop_i == (f_in_word == 11'd0));
+      if (in_sop_i) begin
+        assume (f_sop_pl <= 11'(FMaxPktLen));
+        assume (f_sop_lnh[1] ? f_sop_pl >= (f_sop_lnh[0] ? 11'd16 : 11'd6) : f_sop_pl >= 11'd2);
+        assume (in_eop_i == (f_sop_nw == 11'd1));
+        if (in_eop_i) assume (in_empty_i == 3'(8 * f_sop_nw - (4 * f_sop_pl + 2)));
+      end else begin
+        assume (in_eop_i == (f_in_word == f_in_nw - 11'd1));
+        if (in_eop_i) assume (in_empty_i == 3'(8 * f_in_nw - (4 * f_in_pl + 2)));
+      end
+    end
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_in_word <= '0;
+      f_in_nw   <= '0;
+      f_in_pl   <= '0;
+      f_in_lnh  <= '0;
+    end else if (f_in_fire) begin
+      f_in_word <= in_eop_i ? 11'd0 : f_in_word + 11'd1;
+      if (in_sop_i) begin
+        f_in_nw  <= f_sop_nw;
+        f_in_pl  <= f_sop_pl;
+        f_in_lnh <= f_sop_lnh;
+      end
+    end
+  end
+
+  // The current word's packet header, and where its telemetry byte and VCRC are.
+  logic [10:0] f_cur_pl;
+  logic [1:0]  f_cur_lnh;
+  logic        f_is_tel, f_is_vcrc;
+  assign f_cur_pl  = in_sop_i ? f_sop_pl : f_in_pl;
+  assign f_cur_lnh = in_sop_i ? f_sop_lnh : f_in_lnh;
+  assign f_is_tel  = f_cur_lnh[1] && f_in_word == (f_cur_lnh[0] ? 11'd6 : 11'd1);  // byte 52 or 12
+  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};                          // byte 4*PktLen
+
+  // Words counted on both sides.
+  logic [7:0] f_in_cnt, f_out_cnt;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_in_cnt  <= '0;
+      f_out_cnt <= '0;
+    end else begin
+      if (f_in_fire) f_in_cnt <= f_in_cnt + 8'd1;
+      if (f_out_fire) f_out_cnt <= f_out_cnt + 8'd1;
+    end
+  end
+
+  // One word, chosen by the solver, followed through the stage.
+  (* anyconst *) logic [7:0] f_k;
+  logic        f_got;  // the k-th input word has been taken
+  logic [63:0] f_word;
+  logic        f_sop, f_eop, f_tel, f_vcrc, f_lane4;
+  logic [2:0]  f_empty;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_got <= 1'b0;
+      {f_word, f_sop, f_eop, f_tel, f_vcrc, f_lane4, f_empty} <= '0;
+    end else if (f_in_fire && f_in_cnt == f_k) begin
+      f_got   <= 1'b1;
+      f_word  <= in_data_i;
+      f_sop   <= in_sop_i;
+      f_eop   <= in_eop_i;
+      f_empty <= in_empty_i;
+      f_tel   <= f_is_tel;
+      f_vcrc  <= f_is_vcrc;
+      f_lane4 <= f_cur_pl[0];
+    end
+  end
+  logic f_k_out;  // the k-th output word leaves now
+  assign f_k_out = f_out_fire && f_out_cnt == f_k;
+
+  // The generator is seeded (gen_load_i) only between packets, with nothing
+  // inside the stage, as ibr_switch_stage's header requires.
+  always @(*) begin
+    if (gen_load_i) assume (f_in_cnt == f_out_cnt && f_in_word == 11'd0 && !in_valid_i);
+  end
+
+  // The bits the stage may change in the k-th word: the telemetry bits
+  // (hop_bit, cong_bit, the hop field: Resv6's low FieldW+2 bits) of BTH byte 4
+  // in the telemetry word, the two VCRC bytes in the VCRC word.
+  logic [63:0] f_mask;
+  always @(*) begin
+    f_mask = '1;
+    if (f_tel) f_mask[24 +: FieldW + 2] = '0;
+    if (f_vcrc) begin
+      if (f_lane4) f_mask[31:16] = '0;
+      else f_mask[63:48] = '0;
+    end
+  end
+
+`ifdef IBR_PROP_A
+  // (a) The k-th output word is the k-th input word but for the bits f_mask clears.
+  always @(*) begin
+    if (f_past && rst_ni && f_k_out) begin
+      assert (f_got);
+      assert (((out_data_o ^ f_word) & f_mask) == '0);
+      assert (out_sop_o == f_sop && out_eop_o == f_eop && (!f_eop || out_empty_o == f_empty));
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && f_k_out && f_tel && f_word[63:32] != 32'd0);
+    cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4);
+  end
+`endif
+
+`ifdef IBR_PROP_B
+  // (b) At the VCRC word, the outgoing VCRC is the CRC of the outgoing bytes
+  // before it when the packet's incoming VCRC was right, and is not otherwise.
+  // The reference VCRC step: one byte into the reflected CRC-16 register,
+  // bit-serially (polynomial 0x100B reflected is 0xD008; IBA Vol. 1 7.8.2).
+  function automatic logic [15:0] f_crc_byte(input logic [15:0] c, input logic [7:0] b);
+    logic [15:0] x;
+    x = c ^ {8'd0, b};
+    for (int k = 0; k < 8; k++) x = x[0] ? ((x >> 1) ^ 16'hD008) : (x >> 1);
+    f_crc_byte = x;
+  endfunction
+  // The register after the bytes of word w (8 bytes from byte 8*w) that lie
+  // before byte `stop` of the packet.
+  function automatic logic [15:0] f_crc_word(input logic [15:0] c, input logic [63:0] d,
+                                             input logic [10:0] w, input logic [12:0] stop);
+    logic [15:0] x;
+    x = c;
+    for (int j = 0; j < 8; j++) begin
+      if ({w, 3'(j)} < 14'(stop)) x = f_crc_byte(x, d[63-8*j -: 8]);
+    end
+    f_crc_word = x;
+  endfunction
+
+  // Reference CRCs over the bytes on both sides; per-packet facts kept by
+  // packet number (at most a few packets are ever inside the stage).
+  logic [1:0]  f_in_pkt, f_out_pkt;
+  logic [3:0]  f_pkt_ok;       // the packet's incoming VCRC was correct
+  logic [10:0] f_pkt_pl [4];   // its PktLen
+  logic [15:0] f_in_crc, f_out_crc;
+  logic [10:0] f_out_word;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_in_pkt   <= '0;
+      f_out_pkt  <= '0;
+      f_pkt_ok   <= '0;
+      f_in_crc   <= 16'hffff;
+      f_out_crc  <= 16'hffff;
+      f_out_word <= '0;
+      for (int i = 0; i < 4; i++) f_pkt_pl[i] <= '0;
+    end else begin
+      if (f_in_fire) begin
+        f_in_crc <= f_crc_word(in_sop_i ? 16'hffff : f_in_crc, in_data_i, f_in_word, {f_cur_pl, 2'b00});
+        if (in_sop_i) f_pkt_pl[f_in_pkt] <= f_sop_pl;
+        if (f_is_vcrc) begin
+          // The incoming VCRC, least-significant byte first, at lane 0 or 4.
+          f_pkt_ok[f_in_pkt] <= (f_cur_pl[0] ? {in_data_i[23:16], in_data_i[31:24]}
+                                             : {in_data_i[55:48], in_data_i[63:56]}) ==
+                                ~f_crc_word(in_sop_i ? 16'hffff : f_in_crc, in_data_i, f_in_word,
+                                            {f_cur_pl, 2'b00});
+        end
+        if (in_eop_i) f_in_pkt <= f_in_pkt + 2'd1;
+      end
+      if (f_out_fire) begin
+        f_out_crc  <= f_crc_word(out_sop_o ? 16'hffff : f_out_crc, out_data_o, f_out_word,
+                                 {f_pkt_pl[f_out_pkt], 2'b00});
+        f_out_word <= out_eop_o ? 11'd0 : f_out_word + 11'd1;
+        if (out_eop_o) f_out_pkt <= f_out_pkt + 2'd1;
+      end
+    end
+  end
+  logic [15:0] f_out_vcrc, f_out_ref;
+  logic [10:0] f_out_pl;
+  logic        f_out_is_vcrc;
+  assign f_out_pl      = out_sop_o ? out_data_o[26:16] : f_pkt_pl[f_out_pkt];
+  assign f_out_is_vcrc = f_out_word == {1'b0, f_out_pl[10:1]};
+  assign f_out_vcrc    = f_out_pl[0] ? {out_data_o[23:16], out_data_o[31:24]}
+                                     : {out_data_o[55:48], out_data_o[63:56]};
+  assign f_out_ref     = ~f_crc_word(out_sop_o ? 16'hffff : f_out_crc, out_data_o, f_out_word,
+                                     {f_out_pl, 2'b00});
+  always @(*) begin
+    if (f_past && rst_ni && f_out_fire && f_out_is_vcrc) begin
+      if (f_pkt_ok[f_out_pkt]) assert (f_out_vcrc == f_out_ref);
+      else assert (f_out_vcrc != f_out_ref);
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] && f_out_pl[0]);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt]);
+  end
+`endif
+
+`ifdef IBR_PROP_C
+  // (c) A hop count at its largest value stays there and any other grows by
+  // exactly one (no wrap to 0); a spent sender field stays spent.
+  always @(*) begin
+    if (f_past && rst_ni && tel_done) begin
+      if (!Sender) begin
+        if (field_in == FieldW'(CountMax)) assert (field_new == field_in);
+        else assert (field_new == field_in + FieldW'(1));
+      end else if (field_in == {1'b1, {(FieldW-1){1'b0}}}) begin
+        assert (field_new == field_in);
+      end
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && tel_done && field_in == FieldW'(CountMax));
+    cover (f_past && rst_ni && tel_done && field_in != FieldW'(CountMax));
+  end
+`endif
+
+`ifdef IBR_PROP_D
+  // (d) Whenever a telemetry word leaves, the byte 4 it carries out is Alg. 8
+  // (alg8_ref) applied to the incoming byte 4 with the drawn value, the hash
+  // bit and the port's congested bit. (That the rest of the word passes
+  // unchanged is (a).)
+  always @(*) begin
+    if (f_past && rst_ni && tel_done) begin
+      assert (byte4_new == alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q));
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && tel_done && replace);
+    cover (f_past && rst_ni && tel_done && !replace);
+  end
+`endif
+
+`ifdef IBR_PROP_E
+  // (e) The egress never emits a word it was not given, emits the k-th word
+  // taken as its k-th (so nothing is dropped, duplicated or reordered), and
+  // holds a stalled word and its tags until it is taken.
+  always @(*) begin
+    if (f_past && rst_ni) begin
+      assert (8'(f_in_cnt - f_out_cnt) <= 8'(PipeDepth + 1));
+      if (out_valid_o) assert (f_in_cnt != f_out_cnt);
+      if (f_k_out) begin
+        assert (f_got);
+        assert (out_sop_o == f_sop && out_eop_o == f_eop);
+        assert (((out_data_o ^ f_word) & f_mask) == '0);
+      end
+    end
+  end
+  // The bits the stall check follows: all but the two VCRC bytes of a VCRC
+  // word, which the check of (e) leaves to free values (cosim cuts the CRC
+  // trees); that the VCRC is right is (b).
+  logic [63:0] f_hold;
+  assign f_hold = !head_vcrc ? '1 : head_lane4 ? ~64'h0000_0000_ffff_0000 : ~64'hffff_0000_0000_0000;
+  always @(posedge clk_i) begin
+    if (f_past && $past(rst_ni) && rst_ni && $past(out_valid_o && !out_ready_i)) begin
+      assert (out_valid_o && $stable(out_data_o & f_hold) && $stable(out_sop_o) && $stable(out_eop_o) &&
+              $stable(out_empty_o));
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && f_k_out && f_eop && f_k > 8'd6);
+    cover (f_past && rst_ni && out_valid_o && !out_ready_i && !in_ready_o);
+  end
+`endif
+`endif  // FORMAL
+endmodule
+
+`default_nettype wire
