@@ -64,8 +64,9 @@ OpenSTA (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax,
 and every combinational input-to-output path); --synth-table writes the table
 (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme the
 README's summary. With --formal it checks the RTL's formal properties
-(docs/rtl.md) with yosys-smtbmc and z3 on the formal configurations, and says
-of each whether it is proved by k-induction or checked to a bounded depth.
+(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC (bounded checks)
+on the formal configurations, and says of each whether it is proved by
+k-induction or checked only to a bounded depth, and to which.
 --configs none skips the co-simulation (for --formal alone).
 
 With --vectors FILE it co-simulates one binary vector file, the stage.bin of a
@@ -119,7 +120,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc and z3 on the formal configurations")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3 and ABC on the formal configurations")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	bindRTLFlags(fs, &o.Flags)

@@ -32,7 +32,7 @@ func testFormalConfig(p Property) verilog.Config {
 
 func needFormal(t *testing.T) {
 	t.Helper()
-	needTools(t, "yosys", "yosys-smtbmc", "z3")
+	needTools(t, "yosys", "yosys-smtbmc", "z3", "yosys-abc")
 }
 
 // formalPlants are the deliberately broken copies of ibr_switch_stage.sv, one per
