@@ -1,9 +1,9 @@
 package battery
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"ibreservoir/internal/synthrec"
 	"io"
 	"slices"
 	"strings"
@@ -55,37 +55,11 @@ func ReadDecodeRecord(rd io.Reader) (*DecodeRecord, error) {
 	return &d, nil
 }
 
-// A SynthesisEntry is one RTL configuration's cost (docs/synthesis.json);
-// a figure not measured is absent (nil), never zero.
-type SynthesisEntry struct {
-	Name           string   `json:"name"`
-	Hash           string   `json:"hash"`
-	Generator      string   `json:"generator"`
-	CountBits      int      `json:"count_bits,omitempty"`
-	SenderL        int      `json:"sender_l,omitempty"`
-	Cells          *int     `json:"cells,omitempty"`
-	FlipFlops      *int     `json:"flip_flops,omitempty"`
-	AreaUM2        *float64 `json:"area_um2,omitempty"`
-	NAND2Eq        *float64 `json:"nand2_eq,omitempty"`
-	CriticalPathNS *float64 `json:"critical_path_ns,omitempty"`
-	LogicDepth     *int     `json:"logic_depth,omitempty"`
-	FmaxMHz        *float64 `json:"fmax_mhz,omitempty"`
-	Library        string   `json:"library,omitempty"`
-}
+// A SynthesisEntry is one RTL configuration's cost (docs/synthesis.json).
+type SynthesisEntry = synthrec.Record
 
 // ReadSynthesis reads docs/synthesis.json.
-func ReadSynthesis(rd io.Reader) ([]SynthesisEntry, error) {
-	var es []SynthesisEntry
-	if err := json.NewDecoder(rd).Decode(&es); err != nil {
-		return nil, fmt.Errorf("read synthesis costs: %w", err)
-	}
-	for i, e := range es {
-		if e.Name == "" || e.Hash == "" || e.Generator == "" {
-			return nil, fmt.Errorf("read synthesis costs: entry %d has no name, hash or generator", i+1)
-		}
-	}
-	return es, nil
-}
+func ReadSynthesis(rd io.Reader) ([]SynthesisEntry, error) { return synthrec.Read(rd) }
 
 // chooseCountBits is the hop-count width the table compares at: section
 // 5.7's b >= 3 for fat trees (the sender draws at their synthesized L).

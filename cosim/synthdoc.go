@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"ibreservoir/internal/markers"
+	"ibreservoir/internal/synthrec"
 )
 
 // ReadmeSummary is the README's generated synthesis summary (SynthesisSummary).
@@ -120,26 +121,6 @@ Regenerate (with docs/synthesis.json and the README's summary):
 	return []byte(b.String())
 }
 
-// SynthJSON is one record of docs/synthesis.json. Fields a run did not
-// measure are absent, not zero.
-type SynthJSON struct {
-	Name           string   `json:"name"`
-	Hash           string   `json:"hash"`
-	Generator      string   `json:"generator"`
-	CountBits      int      `json:"count_bits,omitempty"`
-	SenderL        int      `json:"sender_l,omitempty"`
-	Cells          int      `json:"cells"` // generic Yosys cells
-	FlipFlops      int      `json:"flip_flops"`
-	StdCells       int      `json:"std_cells,omitempty"`
-	AreaUM2        *float64 `json:"area_um2,omitempty"`
-	NAND2Eq        *float64 `json:"nand2_eq,omitempty"`
-	CriticalPathNS *float64 `json:"critical_path_ns,omitempty"`
-	LogicDepth     *int     `json:"logic_depth,omitempty"`
-	FO4Depth       *float64 `json:"fo4_depth,omitempty"`
-	FmaxMHz        *float64 `json:"fmax_mhz,omitempty"`
-	Library        string   `json:"library,omitempty"`
-}
-
 // round keeps d decimals, as the page prints them.
 func round(x float64, d int) *float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', d, 64), 64)
@@ -149,10 +130,11 @@ func round(x float64, d int) *float64 {
 // SynthesisJSON renders the statistics as docs/synthesis.json, the page's
 // figures as numbers (rounded as the page rounds them).
 func SynthesisJSON(stats []*SynthStats) ([]byte, error) {
-	var rs []SynthJSON
+	var rs []synthrec.Record
 	for _, s := range stats {
-		r := SynthJSON{Name: s.Config, Hash: s.Hash, Generator: s.Generator, CountBits: s.CountBits, SenderL: s.SenderL,
-			Cells: s.Cells, FlipFlops: s.FlipFlops}
+		cells, ffs := s.Cells, s.FlipFlops
+		r := synthrec.Record{Name: s.Config, Hash: s.Hash, Generator: s.Generator, CountBits: s.CountBits, SenderL: s.SenderL,
+			Cells: &cells, FlipFlops: &ffs}
 		if c := s.Cell; c != nil {
 			depth := c.Timing.LogicDepth
 			r.StdCells, r.AreaUM2, r.NAND2Eq, r.Library = c.Cells, round(c.AreaUM2, 0), round(c.NAND2Eq, 0), c.LibraryTag

@@ -5,8 +5,8 @@
 # command. Every case must end in a clear error or a correct result, with no
 # panic, hang, silent pass, half-written output or unbounded memory. The cases
 # and their expected outcomes are one table, in internal/e2e/hostile_test.go;
-# the run ends with that table (PASS, FAIL, and XFAIL/XPASS for cases marked
-# as waiting for a fix). About a minute; CI runs it from scripts/test.sh.
+# the run ends with that table (PASS, FAIL or SKIP per case, and the command
+# it exercises). About half a minute; CI runs it from scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IBRESERVOIR_HOSTILE=1 exec go test -count=1 -timeout 10m -run '^TestHostile$' -v ./internal/e2e "$@"

@@ -34,10 +34,6 @@ type docEntry struct {
 	Slow bool
 	// Timeout replaces the default of two minutes.
 	Timeout time.Duration
-	// KnownBroken names a fix that is not merged yet: the command is
-	// expected to fail and is reported, not failed. When it passes, the test
-	// fails so that the mark is removed.
-	KnownBroken string
 }
 
 // docTable is the one table of reduced forms and expectations, keyed by the
@@ -292,7 +288,6 @@ func TestDocumentedCommands(t *testing.T) {
 				return
 			}
 			tmp := t.TempDir()
-			start := time.Now()
 			r := run([]string{"bash", "-c", shellPrelude + script}, runOpts{dir: clone, env: append(env, "TMPDIR="+tmp), timeout: e.Timeout})
 			ok := r.exit == e.Exit && !r.timedOut && !r.signaled
 			reduced := ""
@@ -300,10 +295,6 @@ func TestDocumentedCommands(t *testing.T) {
 				reduced = "\n  reduced: " + e.Run + "\n  (" + e.Why + ")"
 			}
 			switch {
-			case e.KnownBroken != "" && ok:
-				t.Errorf("%s passes now (%s): remove its KnownBroken mark, %q", c.text, time.Since(start).Round(time.Millisecond), e.KnownBroken)
-			case e.KnownBroken != "":
-				t.Logf("known broken until its fix merges (%s): %s exited %d\n%s", e.KnownBroken, c.text, r.exit, tail(r.stdout+r.stderr, 5))
 			case !ok:
 				t.Errorf("%s: exit %d (want %d), timed out %v, after %s%s\n%s", c.text, r.exit, e.Exit, r.timedOut,
 					r.wall.Round(time.Millisecond), reduced, tail(r.stdout+r.stderr, 30))
