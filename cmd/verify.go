@@ -64,8 +64,9 @@ OpenSTA (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax,
 and every combinational input-to-output path); --synth-table writes the table
 (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme the
 README's summary. With --formal it checks the RTL's formal properties
-(docs/rtl.md) with yosys-smtbmc and z3 on the formal configurations, and says
-of each whether it is proved by k-induction or checked to a bounded depth.
+(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC (bounded checks)
+on the formal configurations, and says of each whether it is proved by
+k-induction or checked only to a bounded depth, and to which.
 --configs none skips the co-simulation (for --formal alone).
 
 With --vectors FILE it co-simulates one binary vector file, the stage.bin of a
@@ -119,8 +120,8 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc and z3 on the formal configurations")
-	cli.IntVar(fs, &o.FormalDepth, "formal-depth", minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3 and ABC on the formal configurations")
+	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	bindRTLFlags(fs, &o.Flags)
 }
@@ -249,7 +250,7 @@ func checkSynthFormalFlags(o verifyOptions) error {
 	if o.given["formal-depth"] && !o.Formal {
 		return fmt.Errorf("--formal-depth needs --formal")
 	}
-	if o.Formal && (o.FormalDepth < minFormalDepth || o.FormalDepth > maxFormalDepth) {
+	if o.Formal && o.FormalDepth != 0 && (o.FormalDepth < minFormalDepth || o.FormalDepth > maxFormalDepth) {
 		return fmt.Errorf("--formal-depth %d: give %d..%d clocks", o.FormalDepth, minFormalDepth, maxFormalDepth)
 	}
 	if o.Configs == "none" && !o.Formal {
@@ -447,10 +448,19 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		return 0, err
 	}
 	opts := cosim.DefaultFormal
-	opts.Depth = o.FormalDepth
+	depths := ""
+	if o.FormalDepth != 0 {
+		opts.Depth = o.FormalDepth
+		depths = fmt.Sprintf("bounded depth %d", opts.Depth)
+	} else {
+		for _, p := range cosim.Properties {
+			depths += fmt.Sprintf("%s(%s) %d", map[bool]string{true: "", false: ", "}[depths == ""], p.ID, p.Depth)
+		}
+		depths = "bounded depths " + depths
+	}
 	cfgs := cosim.FormalConfigs()
-	fmt.Fprintf(w, "formal: %d properties on %d configurations, bounded depth %d, k-induction k=%d\n",
-		len(cosim.Properties), len(cfgs), opts.Depth, opts.Induction)
+	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
+		len(cosim.Properties), len(cfgs), depths, opts.Induction)
 	results, err := cosim.CheckAll(ctx, filepath.Join(o.Work, "formal"), lib, cfgs, cosim.Properties, opts, 2, func(r *cosim.FormalResult) {
 		fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds())
 	})
@@ -458,13 +468,22 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		return 0, err
 	}
 	failed, proved := 0, 0
+	bounded := map[string]int{} // property: depth checked
 	for _, r := range results {
-		if r.Failed {
+		switch {
+		case r.Failed:
 			failed++
-		} else if r.Proved {
+		case r.Proved:
 			proved++
+		default:
+			bounded[r.Property.ID] = r.Depth
 		}
 	}
-	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded to %d clocks, %d failed\n", proved, len(results)-proved-failed, opts.Depth, failed)
+	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded only, %d failed\n", proved, len(results)-proved-failed, failed)
+	for _, p := range cosim.Properties {
+		if d, ok := bounded[p.ID]; ok {
+			fmt.Fprintf(w, "formal: (%s) is bounded only: no counterexample in %d clocks, not proved\n", p.ID, d)
+		}
+	}
 	return failed, nil
 }

@@ -26,6 +26,9 @@ type Property struct {
 	// k-induction can close; the others follow words through the stream and
 	// are checked to a bounded depth.
 	Induction bool
+	// Depth is the property's default bounded depth (FormalOptions.Depth 0
+	// takes it): the deepest that completes in minutes (docs/rtl.md).
+	Depth int
 	// Cut names what the property does not depend on, which the check
 	// replaces by free values (Yosys cutpoint): sound, since a safety property
 	// that holds for any values there holds for the values the logic makes,
@@ -34,7 +37,11 @@ type Property struct {
 	Cut []string
 }
 
-// The stage's cut points: the hash bit, the generator's answer, the VCRC trees.
+// The stage's cut points: the hash bit, the generator's answer (zero, done),
+// the VCRC trees. (e) keeps the generator: a stalled telemetry word must hold
+// its byte 4, which is made from the answer, and a free answer could change
+// while the word waits where the generator's cannot (it holds zero from done
+// to the next draw).
 var (
 	cutHash = []string{"u_stage.hash_bit"}
 	cutGen  = []string{"u_stage.gen_switch_gen.zero", "u_stage.gen_switch_gen.done"}
@@ -44,15 +51,15 @@ var (
 // Properties are the five properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Cut: concat(cutHash, cutGen)},
+		Depth: 12, Cut: concat(cutHash, cutGen)},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
-		Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
-		Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 14, Cut: concat(cutHash, cutCRC)},
 }
 
 func concat(lists ...[]string) []string {
@@ -83,14 +90,17 @@ func FormalConfigs() []verilog.Config {
 
 // FormalOptions tune a formal check.
 type FormalOptions struct {
-	Depth     int // bounded-model-check depth (steps, one clock each)
+	Depth     int // bounded-model-check depth (steps, one clock each); 0: each property's own
 	Induction int // k of the k-induction step, for the properties that take it
 }
 
-// DefaultFormal are the depths of `verify --formal`: 24 clocks hold reset and
-// three of the shortest packets through the stage with stalls; k = 4
-// induction closes the register-level properties.
-var DefaultFormal = FormalOptions{Depth: 24, Induction: 4}
+// DefaultFormal are the depths of `verify --formal`: each property's own
+// bounded depth (Property.Depth: 24 clocks, reset and three of the shortest
+// packets with stalls, for the register-level properties; 14 for the stream
+// properties, the deepest ABC's bmc3 reaches in minutes: reset, a shortest
+// BTH packet and a longer one, with stalls); k = 4 induction closes the
+// register-level properties.
+var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.
 type FormalResult struct {
@@ -114,7 +124,7 @@ func (r *FormalResult) Status() string {
 	case r.Proved:
 		return fmt.Sprintf("proved (k-induction, k=%d)", r.Depth)
 	}
-	return fmt.Sprintf("bounded (no counterexample in %d clocks)", r.Depth)
+	return fmt.Sprintf("bounded only (no counterexample in %d clocks; not proved)", r.Depth)
 }
 
 var (
@@ -124,19 +134,30 @@ var (
 	reUnreached    = regexp.MustCompile(`Unreached cover statement at (\S+)`)
 )
 
-// CheckProperty checks property p of configuration c with Yosys's SMT flow
-// (yosys-smtbmc, solver z3), in dir, on the library lib (verilog.Library,
-// or a test's patched copy): a bounded model check to o.Depth, then, for
-// the properties that take it, k-induction with k = o.Induction, and the
-// property's cover statements, each of which must be reached within o.Depth
-// (a property that holds only vacuously proves nothing). A counterexample is
-// a result (Failed), not an error; the error is for runs that could not be
-// made.
+// CheckProperty checks property p of configuration c, in dir, on the library
+// lib (verilog.Library, or a test's patched copy), with Yosys's formal flows:
+//
+//   - a bounded model check to o.Depth: for the properties that take
+//     k-induction, yosys-smtbmc with z3; for the stream properties, ABC's
+//     bmc3 (yosys-abc) on the design written as AIGER (assumptions as AIGER
+//     constraints), which reaches in seconds depths z3 does not reach in
+//     hours; a counterexample ABC finds is replayed by yosys-smtbmc, which
+//     names the failing assertion and writes the VCD;
+//   - for the properties that take it, k-induction with k = o.Induction;
+//   - the property's cover statements (yosys-smtbmc, z3), each of which must
+//     be reached within o.Depth (a property that holds only vacuously proves
+//     nothing).
+//
+// A counterexample is a result (Failed), not an error; the error is for runs
+// that could not be made.
 func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilog.Config, p Property, o FormalOptions) (*FormalResult, error) {
-	for _, tool := range []string{"yosys", "yosys-smtbmc", "z3"} {
+	for _, tool := range []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
 		}
+	}
+	if o.Depth == 0 {
+		o.Depth = p.Depth
 	}
 	if o.Depth < 2 || o.Induction < 1 || o.Induction > o.Depth {
 		return nil, fmt.Errorf("cosim: formal depth %d, induction %d: want depth >= 2 and 1 <= induction <= depth", o.Depth, o.Induction)
@@ -169,6 +190,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		cuts += " w:" + w
 	}
 	model := filepath.Join(dir, "model.smt2")
+	aig, aim := filepath.Join(dir, "model.aig"), filepath.Join(dir, "model.aim")
 	script := []string{
 		fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -D%s -I %s %s", p.Define, dir, strings.Join(srcs, " ")),
 		"prep -top " + c.Module(), "flatten",
@@ -177,6 +199,15 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		script = append(script, "cutpoint"+cuts)
 	}
 	script = append(script, "async2sync", "dffunmap", "opt_clean", "write_smt2 -wires "+model)
+	if !p.Induction {
+		// The same design as an and-inverter graph for ABC (SymbiYosys's
+		// recipe): assumptions hold from the step they are checked in, covers
+		// are for z3, undriven bits are free inputs, registers without an
+		// initial value get a free one (-zinit), asserts are bad states (-B).
+		script = append(script, "chformal -assume -early", "chformal -cover -remove", "setundef -anyseq",
+			"memory_map", "opt -keepdc -fast", "setattr -unset keep", "delete -output", "opt -full", "techmap", "opt -fast",
+			"dffunmap", "abc -g AND -fast", "opt_clean", fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
+	}
 	t0 := time.Now()
 	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
 		return nil, fmt.Errorf("cosim: yosys -formal of %s (%s): %w\n%s", c.Module(), p.ID, err, tail(out, 30))
@@ -197,7 +228,25 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		return out, false, fmt.Errorf("cosim: yosys-smtbmc %s on %s (%s): %w\n%s", strings.Join(args, " "), c.Module(), p.ID, err, tail(out, 30))
 	}
 	r.Trace = filepath.Join(dir, "counterexample.vcd")
-	out, ok, err := smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
+	var out string
+	ok := true
+	if p.Induction {
+		out, ok, err = smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
+	} else {
+		witness := filepath.Join(dir, "counterexample.aiw")
+		ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
+		if err == nil && !ok {
+			// The witness fixes every input and initial value, so the
+			// replay is a single evaluation, not a search.
+			out, ok, err = smtbmc("--aig", aim+":"+witness, "--aig-noheader", "--dump-vcd", r.Trace)
+			if err == nil && ok {
+				err = fmt.Errorf("cosim: %s (%s): ABC's counterexample does not replay in yosys-smtbmc", c.Module(), p.ID)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +284,34 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	}
 	r.Time = time.Since(t0)
 	return r, nil
+}
+
+var (
+	reABCPassed = regexp.MustCompile(`No output asserted in (\d+) frames`)
+	reABCFailed = regexp.MustCompile(`Output \d+ of miter .* was asserted in frame \d+`)
+)
+
+// abcBMC runs ABC's bmc3 on the AIGER file aig to depth clocks (frames
+// 0..depth-1, as yosys-smtbmc -t depth checks steps 0..depth-1): true if no
+// assertion fails; false with the counterexample written to witness (AIGER
+// witness, without header) if one does.
+func abcBMC(ctx context.Context, dir, aig, witness string, depth int) (bool, error) {
+	// fold turns the AIGER constraints (the assumptions) into the condition
+	// the bad states are checked under.
+	cmds := fmt.Sprintf("read_aiger %s; fold; strash; bmc3 -F %d; write_cex -a %s", aig, depth, witness)
+	out, err := runTool(ctx, dir, "yosys-abc", "-c", cmds)
+	if err != nil {
+		return false, fmt.Errorf("yosys-abc bmc3: %w\n%s", err, tail(out, 30))
+	}
+	if reABCFailed.MatchString(out) {
+		return false, nil
+	}
+	if m := reABCPassed.FindStringSubmatch(out); m != nil {
+		if n, _ := strconv.Atoi(m[1]); n >= depth {
+			return true, nil
+		}
+	}
+	return false, fmt.Errorf("yosys-abc bmc3 to %d clocks: no verdict\n%s", depth, tail(out, 30))
 }
 
 // runTool runs a tool in dir (killed with its children if ctx ends) and

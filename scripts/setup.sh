@@ -2,8 +2,8 @@
 # Installs the tools the tests need when they are missing: Go's module
 # downloads, and, from Debian's packages, the HDL tools of packages verilog and
 # cosim (Verilator for lint and co-simulation, Icarus Verilog as the second
-# simulator, Yosys for synthesis and its SMT flow yosys-smtbmc with the z3 and
-# boolector solvers for the formal properties, OpenSTA and the OSU 0.18 um
+# simulator, Yosys for synthesis and its formal flows, yosys-smtbmc with the z3
+# and boolector solvers and ABC (yosys-abc) for the formal properties, OpenSTA and the OSU 0.18 um
 # standard-cell library for area and timing) and tshark (the capture package's test opens
 # the ERF pcap files with it). Safe to run again: it installs only what is
 # missing, and does nothing when everything is there.
@@ -19,12 +19,13 @@ declare -A pkgs=(
   [iverilog]=iverilog
   [vvp]=iverilog
   [yosys-smtbmc]=yosys
+  [yosys-abc]=yosys
   [sta]=opensta
   [z3]=z3
   [boolector]=boolector
   [tshark]=tshark
 )
-tools=(verilator yosys yosys-smtbmc iverilog vvp sta z3 boolector tshark)
+tools=(verilator yosys yosys-smtbmc yosys-abc iverilog vvp sta z3 boolector tshark)
 missing=()
 for cmd in "${tools[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1; then
