@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -37,6 +38,7 @@ type verifyOptions struct {
 	SynthReadme  string
 	Formal       bool
 	FormalDepth  int
+	FormalProps  string
 	Vectors      string
 	Flags        rtlFlags
 	given        map[string]bool // the flags set on the command line
@@ -121,6 +123,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
 	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3 and ABC on the formal configurations")
+	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default: every property but those only checked when asked, docs/rtl.md)")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	bindRTLFlags(fs, &o.Flags)
@@ -249,6 +252,12 @@ func checkSynthFormalFlags(o verifyOptions) error {
 	}
 	if o.given["formal-depth"] && !o.Formal {
 		return fmt.Errorf("--formal-depth needs --formal")
+	}
+	if o.given["formal-props"] && !o.Formal {
+		return fmt.Errorf("--formal-props needs --formal")
+	}
+	if _, err := formalProps(o.FormalProps); err != nil {
+		return err
 	}
 	if o.Formal && o.FormalDepth != 0 && (o.FormalDepth < minFormalDepth || o.FormalDepth > maxFormalDepth) {
 		return fmt.Errorf("--formal-depth %d: give %d..%d clocks", o.FormalDepth, minFormalDepth, maxFormalDepth)
@@ -440,10 +449,42 @@ func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, rep *cosi
 	return nil
 }
 
+// formalProps resolves --formal-props: "" is every property but those
+// checked only when asked; "all" is every property.
+func formalProps(spec string) ([]cosim.Property, error) {
+	var props []cosim.Property
+	switch spec {
+	case "":
+		for _, p := range cosim.Properties {
+			if p.Asked == "" {
+				props = append(props, p)
+			}
+		}
+		return props, nil
+	case "all":
+		return cosim.Properties, nil
+	}
+	for _, id := range strings.Split(spec, ",") {
+		p, ok := cosim.PropertyByID(strings.TrimSpace(id))
+		if !ok {
+			return nil, fmt.Errorf("--formal-props %q: no property %q (want a, b, c, d, e or all)", spec, id)
+		}
+		if slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
+			return nil, fmt.Errorf("--formal-props %q: %s twice", spec, p.ID)
+		}
+		props = append(props, p)
+	}
+	return props, nil
+}
+
 // runFormal checks every property on every formal configuration, two at a
 // time, and returns how many failed.
 func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	lib, err := verilog.Library()
+	if err != nil {
+		return 0, err
+	}
+	props, err := formalProps(o.FormalProps)
 	if err != nil {
 		return 0, err
 	}
@@ -453,15 +494,24 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		opts.Depth = o.FormalDepth
 		depths = fmt.Sprintf("bounded depth %d", opts.Depth)
 	} else {
-		for _, p := range cosim.Properties {
+		for _, p := range props {
 			depths += fmt.Sprintf("%s(%s) %d", map[bool]string{true: "", false: ", "}[depths == ""], p.ID, p.Depth)
 		}
 		depths = "bounded depths " + depths
 	}
 	cfgs := cosim.FormalConfigs()
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
-		len(cosim.Properties), len(cfgs), depths, opts.Induction)
-	results, err := cosim.CheckAll(ctx, filepath.Join(o.Work, "formal"), lib, cfgs, cosim.Properties, opts, 2, func(r *cosim.FormalResult) {
+		len(props), len(cfgs), depths, opts.Induction)
+	for _, p := range cosim.Properties {
+		switch {
+		case slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }):
+		case p.Asked != "":
+			fmt.Fprintf(w, "formal: (%s) not checked: checked only when asked (--formal-props %s): %s\n", p.ID, p.ID, p.Asked)
+		default:
+			fmt.Fprintf(w, "formal: (%s) not checked: not in --formal-props\n", p.ID)
+		}
+	}
+	results, err := cosim.CheckAll(ctx, filepath.Join(o.Work, "formal"), lib, cfgs, props, opts, 2, func(r *cosim.FormalResult) {
 		fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds())
 	})
 	if err != nil {

@@ -76,6 +76,9 @@ func TestVerifyFlags(t *testing.T) {
 		{func(o *verifyOptions) { o.Formal, o.FormalDepth = true, 3 }, "--formal-depth 3"},
 		{func(o *verifyOptions) { o.Configs = "none" }, "nothing to verify"},
 		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalDepth = true, "none", 500 }, "--formal-depth 500"},
+		{func(o *verifyOptions) { o.FormalProps, o.given = "a", map[string]bool{"formal-props": true} }, "--formal-props needs --formal"},
+		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalProps = true, "none", "a,f" }, `no property "f"`},
+		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalProps = true, "none", "c,c" }, "c twice"},
 	} {
 		o := verifyOpts
 		o.Work = filepath.Join(dir, "work")
@@ -90,5 +93,32 @@ func TestVerifyFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(table); err == nil {
 		t.Error("a refused run wrote the table")
+	}
+}
+
+// TestFormalProps: by default --formal checks every property but those only
+// checked when asked, and says which it left out and why; all and a list
+// choose exactly what they name.
+func TestFormalProps(t *testing.T) {
+	ids := func(spec string) string {
+		ps, err := formalProps(spec)
+		if err != nil {
+			t.Fatalf("%q: %v", spec, err)
+		}
+		var s []string
+		for _, p := range ps {
+			s = append(s, p.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	for spec, want := range map[string]string{"": "a,c,d,e", "all": "a,b,c,d,e", "b": "b", "e, a": "e,a"} {
+		if got := ids(spec); got != want {
+			t.Errorf("--formal-props %q chose %s, want %s", spec, got, want)
+		}
+	}
+	for _, p := range cosim.Properties {
+		if p.Asked != "" && p.ID != "b" {
+			t.Errorf("(%s) is checked only when asked: say so in docs/rtl.md and here", p.ID)
+		}
 	}
 }
