@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"ibreservoir/internal/testtool"
 	"ibreservoir/internal/version"
 	"ibreservoir/refmodel"
 )
@@ -183,12 +184,7 @@ func TestCExample(t *testing.T) {
 
 // TestPythonExample runs capi/example/example.py on the shared library.
 func TestPythonExample(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("python3 is missing (scripts/setup.sh installs it)")
-		}
-		t.Skip("no python3")
-	}
+	testtool.Need(t, "python3")
 	lib := filepath.Join(buildLibrary(t), "libibreservoir.so")
 	for _, config := range exampleConfigs {
 		out, err := exec.Command("python3", "example/example.py", lib, config).CombinedOutput()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"ibreservoir/internal/testtool"
 	"io"
 	"os"
 	"os/exec"
@@ -440,12 +441,7 @@ func TestPcapngMalformed(t *testing.T) {
 // wrote. Skipped when tshark is not installed (scripts/setup.sh installs it),
 // except under CI (scripts/test.sh sets CI), where a missing tool fails.
 func TestTshark(t *testing.T) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tshark is not installed; scripts/setup.sh installs it")
-		}
-		t.Skip("tshark not installed; skipping the Wireshark interoperability check")
-	}
+	testtool.Need(t, "tshark")
 	pkts := testPackets(t)
 	out := filepath.Join(t.TempDir(), "out.pcap")
 	if err := WritePackets(out, pkts); err != nil {

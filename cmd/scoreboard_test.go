@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"ibreservoir/dpi"
+	"ibreservoir/internal/testtool"
 )
 
 // TestScoreboardCommand runs `scoreboard` on the default configuration with a
@@ -26,14 +26,7 @@ func TestScoreboardCommand(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	for _, tool := range []string{"verilator", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is missing (scripts/setup.sh installs it)", tool)
-			}
-			t.Skipf("%s is missing", tool)
-		}
-	}
+	testtool.Need(t, "verilator", "go")
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()

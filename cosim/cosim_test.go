@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,23 +15,10 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/testtool"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
-
-// needTools skips a test when an HDL tool is missing, except in CI (CI set),
-// where scripts/setup.sh installs them and their absence is a failure.
-func needTools(t testing.TB, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed; scripts/setup.sh installs it", tool)
-			}
-			t.Skipf("%s is not installed (run scripts/setup.sh)", tool)
-		}
-	}
-}
 
 // workDir is a directory that keeps Verilator builds between test runs; a
 // build is reused only when its sources and flags are unchanged (the stamp).
@@ -50,7 +36,7 @@ func workDir(t testing.TB, name string) string {
 // mismatches (under backpressure and input gaps) and every reachable coverage
 // bin hit, and a subset cross-run on Icarus Verilog. (Synthesis: synth_test.go.)
 func TestVerifyAll(t *testing.T) {
-	needTools(t, "verilator", "iverilog", "vvp")
+	testtool.Need(t, "verilator", "iverilog", "vvp")
 	all := vectors.RTLMatrix()
 	var icarus []verilog.Config
 	gens := verilog.Generators()
@@ -152,7 +138,7 @@ func recordOffsets(b []byte) []recordAt {
 // and one bit of another's expected generator state, and requires the
 // testbench to report exactly those two vectors, by index.
 func TestCorruptVector(t *testing.T) {
-	needTools(t, "verilator")
+	testtool.Need(t, "verilator")
 	m := defaultModel(t)
 	set, err := vectors.GenerateStage(vectors.StageConfig{Model: verilog.DefaultConfig().ModelConfig(header.LNHLocal, 7), Seed: 7, Random: 2000})
 	if err != nil {
@@ -197,7 +183,7 @@ func TestCorruptVector(t *testing.T) {
 // mult0 constant 1846571429 of thesis section 5.4) and requires the
 // co-simulation to fail, naming vectors whose hop_bit differs.
 func TestCorruptRTL(t *testing.T) {
-	needTools(t, "verilator")
+	testtool.Need(t, "verilator")
 	c := verilog.DefaultConfig()
 	files, err := Sources([]verilog.Config{c}, 1)
 	if err != nil {
@@ -304,7 +290,7 @@ func TestDiffPackets(t *testing.T) {
 // whole run (file indexing and process start included). Run it with
 // -benchtime 10000000x to check the target of 10 million vectors in under 5 s.
 func BenchmarkCoSim(b *testing.B) {
-	needTools(b, "verilator")
+	testtool.Need(b, "verilator")
 	c := verilog.DefaultConfig()
 	m, err := BuildVerilator(context.Background(), workDir(b, "bench"), []verilog.Config{c}, 1)
 	if err != nil {
@@ -343,7 +329,7 @@ func BenchmarkCoSim(b *testing.B) {
 // another free-running clock ratio, sender draws with L = 1, and a
 // non-default SipHash key.
 func TestVerifyVariants(t *testing.T) {
-	needTools(t, "verilator")
+	testtool.Need(t, "verilator")
 	cfgs := verilog.Variants()
 	rep, err := Verify(context.Background(), Options{
 		Configs: cfgs, Seed: 12, Random: 1500, WorkDir: workDir(t, "verify-variants"), Lanes: 2, Parts: 1, Stall: 3, Gap: 2,
@@ -371,7 +357,7 @@ func TestVerifyVariants(t *testing.T) {
 // and expect the outgoing VCRC stomped, the valid one inverted; every other
 // output bit, the decision and the generator state are the model's.
 func TestBadVCRC(t *testing.T) {
-	needTools(t, "verilator")
+	testtool.Need(t, "verilator")
 	m := defaultModel(t)
 	set, err := vectors.GenerateStage(vectors.StageConfig{Model: verilog.DefaultConfig().ModelConfig(header.LNHLocal, 8), Seed: 8, Random: 1000})
 	if err != nil {
@@ -457,7 +443,7 @@ func senderConfig(c *verilog.Config) { c.Generator, c.CountBits, c.SenderL = "se
 // passes the same vectors. The comparator-edge cases (edge/...) are what
 // catch the generator bounds: the random vectors almost never sit on them.
 func TestPlantedOffByOne(t *testing.T) {
-	needTools(t, "iverilog", "vvp")
+	testtool.Need(t, "iverilog", "vvp")
 	type run struct {
 		c     verilog.Config
 		set   *vectors.StageSet
@@ -564,7 +550,7 @@ func TestRunOptionsValidate(t *testing.T) {
 // (Verilator's makefile runs in obj/, where a relative path points
 // elsewhere). A fresh build: the directory is new.
 func TestRelativeWorkDir(t *testing.T) {
-	needTools(t, "verilator")
+	testtool.Need(t, "verilator")
 	t.Chdir(t.TempDir())
 	c := verilog.DefaultConfig()
 	m, err := BuildVerilator(context.Background(), filepath.Join("out", "cosim"), []verilog.Config{c}, 1)
@@ -596,7 +582,7 @@ func TestRelativeWorkDir(t *testing.T) {
 // itself refuses a header count that is not the file's and a digest that is
 // not its build's.
 func TestVectorFileChecks(t *testing.T) {
-	needTools(t, "verilator")
+	testtool.Need(t, "verilator")
 	m := defaultModel(t)
 	root := filepath.Join(t.TempDir(), "v")
 	mult0, crc := verilog.DefaultConfig(), verilog.DefaultConfig()

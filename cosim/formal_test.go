@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ibreservoir/hash"
+	"ibreservoir/internal/testtool"
 	"ibreservoir/refmodel"
 	"ibreservoir/verilog"
 )
@@ -32,7 +33,7 @@ func testFormalConfig(p Property) verilog.Config {
 
 func needFormal(t *testing.T) {
 	t.Helper()
-	needTools(t, "yosys", "yosys-smtbmc", "z3", "yosys-abc")
+	testtool.Need(t, "yosys", "yosys-smtbmc", "z3", "yosys-abc")
 }
 
 // formalPlants are the deliberately broken copies of ibr_switch_stage.sv, one per

@@ -14,6 +14,7 @@ import (
 
 	"ibreservoir/capi/include"
 	"ibreservoir/header"
+	"ibreservoir/internal/testtool"
 	"ibreservoir/verilog"
 )
 
@@ -30,7 +31,7 @@ var reCheck = regexp.MustCompile(`CHECK packets=(\d+) mismatches=(\d+) seconds=(
 // the process spent in it (every thread's), the rate a core gives it when
 // other work shares the machine. Building the packets is not timed.
 func BenchmarkScoreboardCheck(b *testing.B) {
-	needTools(b, "verilator", "go", "g++")
+	testtool.Need(b, "verilator", "go", "g++")
 	sb := defaultBench(b)
 	cfgs := sb.Configs
 	dir := b.TempDir()
@@ -86,7 +87,7 @@ func verilatorRoot() string {
 // with the command's default stalls and gaps, and reports the packets checked
 // per second of simulation and the clock cycles per packet.
 func BenchmarkTestbench(b *testing.B) {
-	needTools(b, "verilator", "go")
+	testtool.Need(b, "verilator", "go")
 	sb := defaultBench(b)
 	b.ResetTimer()
 	r, err := sb.Run(context.Background(), 0, RunOptions{Packets: b.N, Seed: 1, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,22 +14,11 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/testtool"
 	"ibreservoir/rng"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
-
-func needTools(t testing.TB, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed; scripts/setup.sh installs it", tool)
-			}
-			t.Skipf("%s is not installed (run scripts/setup.sh)", tool)
-		}
-	}
-}
 
 // workDir keeps builds between test runs; a build is reused only when its
 // sources, library and flags are unchanged.
@@ -80,7 +68,7 @@ func repro(c verilog.Config) string { return "ibreservoir stage --configuration 
 // TestScoreboard runs the DPI scoreboard on the RTL of three configurations
 // under random stalls and gaps: every packet, status and state must match.
 func TestScoreboard(t *testing.T) {
-	needTools(t, "verilator", "go")
+	testtool.Need(t, "verilator", "go")
 	cfgs := testConfigs()
 	b, err := Build(context.Background(), workDir("scoreboard"), cfgs, library(t))
 	if err != nil {
@@ -121,7 +109,7 @@ var reField = regexp.MustCompile(`--(switch|port|state|packet) (\S+)`)
 // field diff and a command whose inputs, run through the model, give the
 // packet the scoreboard wanted.
 func TestPlantedBug(t *testing.T) {
-	needTools(t, "verilator", "go")
+	testtool.Need(t, "verilator", "go")
 	c := verilog.DefaultConfig()
 	files, err := Sources([]verilog.Config{c})
 	if err != nil {

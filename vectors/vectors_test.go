@@ -20,6 +20,7 @@ import (
 	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/internal/golden"
+	"ibreservoir/internal/testtool"
 	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 	"ibreservoir/verilog"
@@ -671,12 +672,7 @@ func TestValidPackets(t *testing.T) {
 // VCRC (a footer hides the ICRC from a reader that does not know it: spec
 // section 2). Skipped without tshark, except under CI.
 func TestTshark(t *testing.T) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tshark is not installed; scripts/setup.sh installs it")
-		}
-		t.Skip("tshark not installed (scripts/setup.sh installs it)")
-	}
+	testtool.Need(t, "tshark")
 	dir, res := writeDefaults(t)
 	merged := map[bool]*bytes.Buffer{false: {}, true: {}} // by "has a footer"
 	writers := map[bool]*capture.Writer{}

@@ -15,6 +15,7 @@ import (
 	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/internal/golden"
+	"ibreservoir/internal/testtool"
 	"ibreservoir/rng"
 )
 
@@ -282,8 +283,8 @@ func lintTop(cs []Config) File {
 // top instantiating each wrapper) with the library's waiver file, and Icarus
 // Verilog on the same: the RTL must be warning-free in both.
 func TestLint(t *testing.T) {
-	needTool(t, "verilator")
-	needTool(t, "iverilog")
+	testtool.Need(t, "verilator")
+	testtool.Need(t, "iverilog")
 	cs := allConfigs()
 	files, err := Files(cs...)
 	if err != nil {
@@ -319,8 +320,8 @@ func paths(dir string, names []string) []string {
 // the module's message, as every module's header promises, in Verilator and
 // in Icarus Verilog.
 func TestParameterChecks(t *testing.T) {
-	needTool(t, "verilator")
-	needTool(t, "iverilog")
+	testtool.Need(t, "verilator")
+	testtool.Need(t, "iverilog")
 	files, err := Library()
 	if err != nil {
 		t.Fatal(err)
@@ -464,7 +465,7 @@ func TestPackageFunctions(t *testing.T) {
 			}
 		}
 	}
-	if haveTool(t, "iverilog") {
+	if testtool.Have(t, "iverilog") {
 		vvp := filepath.Join(dir, "fn.vvp")
 		if out, err := exec.Command("iverilog", "-g2012", "-o", vvp, filepath.Join(dir, PackageFile), filepath.Join(dir, "fn_tb.sv")).CombinedOutput(); err != nil {
 			t.Fatalf("iverilog: %v\n%s", err, out)
@@ -475,7 +476,7 @@ func TestPackageFunctions(t *testing.T) {
 		}
 		check("icarus", out)
 	}
-	if haveTool(t, "yosys") {
+	if testtool.Have(t, "yosys") {
 		// Yosys folds the functions into the constant of one wide output.
 		var m strings.Builder
 		fmt.Fprintf(&m, "module fn_y (output logic [%d:0] o);\n", 32*len(want)-1)
@@ -540,25 +541,4 @@ func yosysConstants(t *testing.T, netlist []byte, want []string) []byte {
 		fmt.Fprintf(&b, "%s %s\n", strings.Join(f[:len(f)-1], " "), x)
 	}
 	return []byte(b.String())
-}
-
-func needTool(t *testing.T, tool string) {
-	t.Helper()
-	if !haveTool(t, tool) {
-		t.Skipf("%s is not installed (run scripts/setup.sh)", tool)
-	}
-}
-
-// haveTool reports whether tool is installed; under CI (CI set), where
-// scripts/setup.sh installs every tool, a missing one fails the test.
-func haveTool(t *testing.T, tool string) bool {
-	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed; scripts/setup.sh installs it", tool)
-		}
-		t.Logf("%s is not installed (run scripts/setup.sh); skipping its part", tool)
-		return false
-	}
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"ibreservoir/internal/testtool"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,24 +28,15 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// inCI reports whether the tests run under CI, where a missing tool is a
-// failure rather than a reason to skip.
-func inCI() bool { return os.Getenv("CI") != "" }
-
 // needTools skips (or under CI fails) unless every program is installed, and
 // returns the missing ones' names for a log.
 func needTools(t *testing.T, tools ...string) bool {
 	t.Helper()
-	var missing []string
-	for _, p := range tools {
-		if _, err := exec.LookPath(p); err != nil {
-			missing = append(missing, p)
-		}
-	}
+	missing := testtool.Missing(tools...)
 	if len(missing) == 0 {
 		return true
 	}
-	if inCI() {
+	if testtool.InCI() {
 		t.Errorf("%s not installed (scripts/setup.sh installs it)", strings.Join(missing, ", "))
 	} else {
 		t.Logf("skipped: %s not installed (scripts/setup.sh installs it)", strings.Join(missing, ", "))
