@@ -15,6 +15,7 @@ import (
 
 	"ibreservoir/header"
 	"ibreservoir/internal/cli"
+	"ibreservoir/internal/jsonfloat"
 	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 )
@@ -287,18 +288,7 @@ type momentsRow struct {
 // back to the same value), with null for NaN and the strings "+Inf"/"-Inf".
 type jsonNum float64
 
-func (v jsonNum) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	switch {
-	case math.IsNaN(f):
-		return []byte("null"), nil
-	case math.IsInf(f, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(f, -1):
-		return []byte(`"-Inf"`), nil
-	}
-	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
-}
+func (v jsonNum) MarshalJSON() ([]byte, error) { return jsonfloat.Marshal(float64(v), -1), nil }
 
 // momentsLaw is the congested fraction's law as model moments writes it.
 type momentsLaw struct {
