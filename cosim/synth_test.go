@@ -9,20 +9,24 @@ import (
 	"sync"
 	"testing"
 
+	"ibreservoir/hash"
 	"ibreservoir/internal/testtool"
 	"ibreservoir/refmodel"
 	"ibreservoir/verilog"
 )
 
 // synthConfigs are the configurations the tests synthesize: the thesis's
-// default, sender draws, and the default with the combinational ready path.
+// default, sender draws, the default with the combinational ready path, and
+// SipHash with sender draws.
 func synthConfigs() []verilog.Config {
 	d := verilog.DefaultConfig()
 	s := d
 	s.Generator, s.CountBits, s.SenderL = refmodel.GeneratorSender, 0, 3
 	rc := d
 	rc.Ready = verilog.ReadyComb
-	return []verilog.Config{d, s, rc}
+	sip := s // SipHash's light mapping (MappingScript)
+	sip.Hash = hash.New(hash.SipHash)
+	return []verilog.Config{d, s, rc, sip}
 }
 
 var synthRun = struct {
@@ -103,9 +107,7 @@ func TestSynthesisPage(t *testing.T) {
 		t.Errorf("docs/synthesis.md has %d configurations, the matrix %d", len(rows), len(verilog.Matrix()))
 	}
 	for _, r := range rows {
-		if r.Cell != nil {
-			r.Cell.LibraryTag = pageTools.Library
-		}
+		r.Cell.LibraryTag = pageTools.Library
 	}
 	js, err := SynthesisJSON(rows)
 	if err != nil {

@@ -54,17 +54,9 @@ func (t SynthTools) String() string {
 var synthColumns = []string{"configuration", "hash", "generator", "hop field", "Yosys cells", "flip-flops", "std cells",
 	"area (um^2)", "NAND2-eq", "critical path (ns)", "logic depth", "FO4 depth", "fmax (MHz)"}
 
-// notMapped fills the standard-cell columns of a configuration the run did
-// not map (absent from the JSON, not zero).
-const notMapped = "-"
-
 // synthRow renders one configuration's row of the page.
 func synthRow(s *SynthStats) string {
 	c := s.Cell
-	if c == nil {
-		return fmt.Sprintf("| `%s` | %s | %s | %s | %d | %d |%s", s.Config, s.Hash, s.Generator, s.Field, s.Cells, s.FlipFlops,
-			strings.Repeat(" "+notMapped+" |", len(synthColumns)-6))
-	}
 	return fmt.Sprintf("| `%s` | %s | %s | %s | %d | %d | %d | %.0f | %.0f | %.2f | %d | %.1f | %.0f |",
 		s.Config, s.Hash, s.Generator, s.Field, s.Cells, s.FlipFlops, c.Cells, c.AreaUM2, c.NAND2Eq,
 		c.Timing.CriticalNS, c.Timing.LogicDepth, c.Timing.FO4Depth, c.Timing.FmaxMHz)
@@ -90,6 +82,7 @@ twice from the same Yosys run:
   Area is the sum of the cells' library areas; NAND2-eq is that area over NAND2X1's;
   the critical path is the longest register-to-register (or port) path, setup included;
   logic depth counts its cells; fmax = 1 / critical path.
+  ` + LightMapping + `
 
 `)
 	fmt.Fprintf(&b, "Tools: %s. FO4 (INVX1 driving four INVX1, timed by OpenSTA): %.4f ns.\n\n", tools, tools.FO4NS)
@@ -103,16 +96,6 @@ Regenerate (with docs/synthesis.json and the README's summary):
 ` + "`go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md`" + `.
 
 `)
-	unmapped := 0
-	for _, s := range stats {
-		if s.Cell == nil {
-			unmapped++
-		}
-	}
-	if unmapped > 0 {
-		fmt.Fprintf(&b, "The run that wrote this page did not map %d configurations to standard cells: their rows give\n"+
-			"the generic counts and \"%s\" in the standard-cell columns (absent from docs/synthesis.json).\n\n", unmapped, notMapped)
-	}
 	b.WriteString("| " + strings.Join(synthColumns, " | ") + " |\n|---|---|---|---|")
 	b.WriteString(strings.Repeat("---:|", len(synthColumns)-4) + "\n")
 	for _, s := range stats {
@@ -172,10 +155,6 @@ func SynthesisSummary(stats []*SynthStats) []byte {
 		if !slices.Contains(gens, s.Generator) {
 			gens = append(gens, s.Generator)
 		}
-		if s.Cell == nil {
-			area[k] = append(area[k], "not mapped")
-			continue
-		}
 		area[k] = append(area[k], fmt.Sprintf("%.1fk", s.Cell.NAND2Eq/1000))
 		if _, ok := fmax[k]; !ok {
 			fmax[k] = fmt.Sprintf("%.0f MHz", s.Cell.Timing.FmaxMHz)
@@ -193,10 +172,7 @@ func SynthesisSummary(stats []*SynthStats) []byte {
 			k := [2]string{h, g}
 			c := "-"
 			if len(area[k]) > 0 {
-				c = strings.Join(area[k], " / ")
-				if f, ok := fmax[k]; ok {
-					c += ", " + f
-				}
+				c = strings.Join(area[k], " / ") + ", " + fmax[k]
 			}
 			fmt.Fprintf(&b, " %s |", c)
 		}
@@ -234,25 +210,12 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		s := &SynthStats{Config: strings.Trim(f[0], "`"), Hash: f[1], Generator: f[2], Field: f[3],
 			Cell: &CellStats{Timing: &Timing{}}}
 		ints := []*int{&s.Cells, &s.FlipFlops, &s.Cell.Cells}
-		if f[6] == notMapped {
-			ints, s.Cell = ints[:2], nil
-		}
 		for j, p := range ints {
 			v, err := strconv.Atoi(f[4+j])
 			if err != nil {
 				return nil, tools, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[4+j], err)
 			}
 			*p = v
-		}
-		if s.Cell == nil {
-			for j := 7; j < len(f); j++ {
-				if f[j] != notMapped {
-					return nil, tools, fmt.Errorf("line %d: %s: %q in a row without standard cells", i+1, synthColumns[j], f[j])
-				}
-			}
-			setFieldWidths(s)
-			stats = append(stats, s)
-			continue
 		}
 		floats := map[int]*float64{7: &s.Cell.AreaUM2, 8: &s.Cell.NAND2Eq, 9: &s.Cell.Timing.CriticalNS,
 			11: &s.Cell.Timing.FO4Depth, 12: &s.Cell.Timing.FmaxMHz}
