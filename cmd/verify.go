@@ -122,8 +122,8 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3 and ABC on the formal configurations")
-	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default: every property but those only checked when asked, docs/rtl.md)")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the formal configurations")
+	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	bindRTLFlags(fs, &o.Flags)
@@ -449,19 +449,10 @@ func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, rep *cosi
 	return nil
 }
 
-// formalProps resolves --formal-props: "" is every property but those
-// checked only when asked; "all" is every property.
+// formalProps resolves --formal-props: "" and "all" are every property.
 func formalProps(spec string) ([]cosim.Property, error) {
 	var props []cosim.Property
-	switch spec {
-	case "":
-		for _, p := range cosim.Properties {
-			if p.Asked == "" {
-				props = append(props, p)
-			}
-		}
-		return props, nil
-	case "all":
+	if spec == "" || spec == "all" {
 		return cosim.Properties, nil
 	}
 	for _, id := range strings.Split(spec, ",") {
@@ -503,11 +494,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
 		len(props), len(cfgs), depths, opts.Induction)
 	for _, p := range cosim.Properties {
-		switch {
-		case slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }):
-		case p.Asked != "":
-			fmt.Fprintf(w, "formal: (%s) not checked: checked only when asked (--formal-props %s): %s\n", p.ID, p.ID, p.Asked)
-		default:
+		if !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
 			fmt.Fprintf(w, "formal: (%s) not checked: not in --formal-props\n", p.ID)
 		}
 	}

@@ -35,10 +35,23 @@ type Property struct {
 	// and it keeps the solver off the hash's multiplier, the generator and
 	// the CRC trees where they cannot matter.
 	Cut []string
-	// Asked, when set, says why a check of this property runs only when
-	// asked for by name (verify --formal-props): no solver here answers it
-	// in hours (docs/rtl.md).
-	Asked string
+	// CRC: the property follows the CRC-16 trees, whose XOR equivalences
+	// neither z3 nor ABC's bmc3 decides in hours; its bounded check runs
+	// CryptoMiniSat (Gaussian elimination over the XORs) on the design
+	// unrolled by ABC.
+	CRC bool
+	// Lemma names a combinational module the property rests on, proved
+	// first for every input (an assert that must hold: its check is complete).
+	Lemma string
+	// CoverCut are further cut points for the covers alone (of a property
+	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
+	// the covers, without the asserts the cuts would break): z3 takes
+	// minutes to find packets whose VCRC is right through the CRC trees. Sound for
+	// the covers of (b): a packet's VCRC bytes follow the bytes its CRC
+	// covers, so for any value of the trees some packet has a right VCRC and
+	// some a wrong one; a cover reached with free CRC values is reached with
+	// the real ones.
+	CoverCut []string
 }
 
 // PropertyByID returns the property with the given ID (a..e).
@@ -67,8 +80,8 @@ var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
 		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Depth: 12, Cut: concat(cutHash, cutGen),
-		Asked: "its monitor follows the CRC-16 trees of both directions, and neither ABC's bmc3 (8 minutes at depth 8) nor z3 (15 minutes at depth 12) answers; the co-simulation checks every outgoing VCRC bit for bit"},
+		Depth: 7, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
+		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
@@ -113,8 +126,9 @@ type FormalOptions struct {
 // bounded depth (Property.Depth: 24 clocks, reset and three of the shortest
 // packets with stalls, for the register-level properties; 14 for the stream
 // properties, the deepest ABC's bmc3 reaches in minutes: reset, a shortest
-// BTH packet and a longer one, with stalls); k = 4 induction closes the
-// register-level properties.
+// BTH packet and a longer one, with stalls; 7 for (b), reset and a shortest
+// BTH packet, which CryptoMiniSat takes about a quarter of an hour through);
+// k = 4 induction closes the register-level properties.
 var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.
@@ -126,7 +140,7 @@ type FormalResult struct {
 	Failed   bool // a counterexample: Step and Where say which step and assertion
 	Step     int
 	Where    string
-	Trace    string // the counterexample's VCD
+	Trace    string // the counterexample's VCD (none for a lemma)
 	Covers   int    // cover statements reached (every one must be)
 	Time     time.Duration
 }
@@ -134,6 +148,8 @@ type FormalResult struct {
 // Status describes the result in one phrase.
 func (r *FormalResult) Status() string {
 	switch {
+	case r.Failed && r.Trace == "": // a lemma: combinational, no trace
+		return fmt.Sprintf("FAILED (%s: some input breaks it)", r.Where)
 	case r.Failed:
 		return fmt.Sprintf("FAILED at step %d (%s; trace %s)", r.Step, r.Where, r.Trace)
 	case r.Proved:
@@ -152,12 +168,14 @@ var (
 // CheckProperty checks property p of configuration c, in dir, on the library
 // lib (verilog.Library, or a test's patched copy), with Yosys's formal flows:
 //
+//   - the property's lemma (Property.Lemma), proved for every input;
 //   - a bounded model check to o.Depth: for the properties that take
 //     k-induction, yosys-smtbmc with z3; for the stream properties, ABC's
 //     bmc3 (yosys-abc) on the design written as AIGER (assumptions as AIGER
 //     constraints), which reaches in seconds depths z3 does not reach in
-//     hours; a counterexample ABC finds is replayed by yosys-smtbmc, which
-//     names the failing assertion and writes the VCD;
+//     hours, or for a CRC property CryptoMiniSat on that design unrolled;
+//     a counterexample ABC finds is replayed by Yosys's simulator, which
+//     names the failing assertion and its step and writes the VCD;
 //   - for the properties that take it, k-induction with k = o.Induction;
 //   - the property's cover statements (yosys-smtbmc, z3), each of which must
 //     be reached within o.Depth (a property that holds only vacuously proves
@@ -166,7 +184,11 @@ var (
 // A counterexample is a result (Failed), not an error; the error is for runs
 // that could not be made.
 func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilog.Config, p Property, o FormalOptions) (*FormalResult, error) {
-	for _, tool := range []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc"} {
+	tools := []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc"}
+	if p.CRC || p.Lemma != "" {
+		tools = append(tools, "cryptominisat5")
+	}
+	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
 			return nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
 		}
@@ -213,21 +235,40 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	if cuts != "" {
 		script = append(script, "cutpoint"+cuts)
 	}
-	script = append(script, "async2sync", "dffunmap", "opt_clean", "write_smt2 -wires "+model)
+	script = append(script, "async2sync", "dffunmap", "opt_clean")
+	smt2 := []string{"write_smt2 -wires " + model}
+	if len(p.CoverCut) > 0 { // the SMT-LIB model is the covers' alone
+		smt2 = []string{"design -save checked", "cutpoint w:" + strings.Join(p.CoverCut, " w:"), "chformal -assert -remove",
+			smt2[0], "design -load checked"}
+	}
+	// The same design as an and-inverter graph for ABC (SymbiYosys's recipe):
+	// assumptions hold from the step they are checked in, covers are for z3,
+	// undriven bits are free inputs, registers without an initial value get a
+	// free one (-zinit), asserts are bad states (-B). A counterexample ABC
+	// finds is replayed on the same design (aigPrep) by Yosys's simulator.
+	aigPasses := []string{"chformal -assume -early", "chformal -cover -remove", "setundef -anyseq",
+		"memory_map", "opt -keepdc -fast", "setattr -unset keep", "delete -output", "opt -full", "techmap", "opt -fast",
+		"dffunmap", "abc -g AND -fast", "opt_clean"}
+	aigPrep := append(append([]string{}, script...), aigPasses...)
+	script = append(script, smt2...)
 	if !p.Induction {
-		// The same design as an and-inverter graph for ABC (SymbiYosys's
-		// recipe): assumptions hold from the step they are checked in, covers
-		// are for z3, undriven bits are free inputs, registers without an
-		// initial value get a free one (-zinit), asserts are bad states (-B).
-		script = append(script, "chformal -assume -early", "chformal -cover -remove", "setundef -anyseq",
-			"memory_map", "opt -keepdc -fast", "setattr -unset keep", "delete -output", "opt -full", "techmap", "opt -fast",
-			"dffunmap", "abc -g AND -fast", "opt_clean", fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
+		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
 	t0 := time.Now()
+	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
+	if p.Lemma != "" {
+		ok, err := proveLemma(ctx, dir, srcs, p.Lemma)
+		if err != nil {
+			return nil, fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
+		}
+		if !ok {
+			r.Failed, r.Where, r.Time = true, "lemma "+p.Lemma, time.Since(t0)
+			return r, nil
+		}
+	}
 	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
 		return nil, fmt.Errorf("cosim: yosys -formal of %s (%s): %w\n%s", c.Module(), p.ID, err, tail(out, 30))
 	}
-	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
 	// z3 stalls on the SMT-LIB datatypes of the incremental encoding of a
 	// model this size; --unroll gives it plain terms.
 	smtbmc := func(args ...string) (string, bool, error) {
@@ -249,17 +290,37 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		out, ok, err = smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
 	} else {
 		witness := filepath.Join(dir, "counterexample.aiw")
-		ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
+		if p.CRC {
+			ok, err = cmsBMC(ctx, dir, aig, o.Depth)
+			if err == nil && !ok {
+				// CryptoMiniSat says a counterexample exists but gives no
+				// trace; bmc3 finds one quickly when there is one to find.
+				ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
+				if err == nil && ok {
+					err = fmt.Errorf("CryptoMiniSat finds a counterexample within %d clocks that bmc3 does not", o.Depth)
+				}
+			}
+		} else {
+			ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
+		}
 		if err == nil && !ok {
-			// The witness fixes every input and initial value, so the
-			// replay is a single evaluation, not a search.
-			out, ok, err = smtbmc("--aig", aim+":"+witness, "--aig-noheader", "--dump-vcd", r.Trace)
+			// The witness fixes every input and initial value: the replay
+			// is a simulation, which names the failing assert and its cycle.
+			replay := append(aigPrep, fmt.Sprintf("sim -clock clk_i -r %s -map %s -vcd %s", witness, aim, r.Trace))
+			out, err = runTool(ctx, dir, "yosys", "-p", strings.Join(replay, "; "))
+			if err == nil {
+				r.Step, r.Where, ok = simFailure(out)
+			}
 			if err == nil && ok {
-				err = fmt.Errorf("cosim: %s (%s): ABC's counterexample does not replay in yosys-smtbmc", c.Module(), p.ID)
+				err = fmt.Errorf("ABC's counterexample does not fail in Yosys's simulation")
 			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
+		}
+		if !ok {
+			r.Failed, r.Time = true, time.Since(t0)
+			return r, nil
 		}
 	}
 	if err != nil {
@@ -302,6 +363,27 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 }
 
 var (
+	reSimCycle  = regexp.MustCompile(`^Simulating cycle (\d+)\.`)
+	reSimFailed = regexp.MustCompile(`Assert \S+ \((\S+)\) failed`)
+)
+
+// simFailure reads Yosys's sim output: the cycle of the first failed assert
+// and its source location (the last of its |-separated parts), or ok if no
+// assert failed.
+func simFailure(out string) (step int, where string, ok bool) {
+	for _, l := range strings.Split(out, "\n") {
+		if m := reSimCycle.FindStringSubmatch(l); m != nil {
+			step, _ = strconv.Atoi(m[1])
+		}
+		if m := reSimFailed.FindStringSubmatch(l); m != nil {
+			loc := strings.Split(m[1], "|")
+			return step, filepath.Base(loc[len(loc)-1]), false
+		}
+	}
+	return 0, "", true
+}
+
+var (
 	reABCPassed = regexp.MustCompile(`No output asserted in (\d+) frames`)
 	reABCFailed = regexp.MustCompile(`Output \d+ of miter .* was asserted in frame \d+`)
 )
@@ -327,6 +409,53 @@ func abcBMC(ctx context.Context, dir, aig, witness string, depth int) (bool, err
 		}
 	}
 	return false, fmt.Errorf("yosys-abc bmc3 to %d clocks: no verdict\n%s", depth, tail(out, 30))
+}
+
+// cmsBMC checks the AIGER file aig to depth clocks with CryptoMiniSat: ABC
+// unrolls it from its initial state (frames 0..depth-1, as abcBMC checks)
+// into one combinational miter, the OR of every frame's bad state under the
+// assumptions so far, written as CNF; true if that is unsatisfiable.
+func cmsBMC(ctx context.Context, dir, aig string, depth int) (bool, error) {
+	cnf := filepath.Join(dir, "bmc.cnf")
+	cmds := fmt.Sprintf("read_aiger %s; fold; strash; frames -F %d -i; orpos; strash; write_cnf %s", aig, depth, cnf)
+	if out, err := runTool(ctx, dir, "yosys-abc", "-c", cmds); err != nil {
+		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
+	}
+	return cmsUnsat(ctx, dir, cnf)
+}
+
+// proveLemma proves the combinational module lemma of the library sources
+// srcs: its asserts hold for every input (CryptoMiniSat finds the miter
+// unsatisfiable); false if some input breaks one.
+func proveLemma(ctx context.Context, dir string, srcs []string, lemma string) (bool, error) {
+	aig, cnf := filepath.Join(dir, "lemma.aig"), filepath.Join(dir, "lemma.cnf")
+	script := []string{
+		fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -I %s %s", dir, strings.Join(srcs, " ")),
+		"prep -top " + lemma, "flatten", "setundef -anyseq", "techmap", "opt -fast", "aigmap", "opt_clean",
+		"write_aiger -B " + aig,
+	}
+	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
+		return false, fmt.Errorf("yosys -formal of lemma %s: %w\n%s", lemma, err, tail(out, 30))
+	}
+	if out, err := runTool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; strash; write_cnf %s", aig, cnf)); err != nil {
+		return false, fmt.Errorf("yosys-abc on lemma %s: %w\n%s", lemma, err, tail(out, 30))
+	}
+	return cmsUnsat(ctx, dir, cnf)
+}
+
+// cmsUnsat runs CryptoMiniSat on the CNF file cnf: true if unsatisfiable.
+// (It exits with 10 or 20, so its answer is read from its status line.)
+func cmsUnsat(ctx context.Context, dir, cnf string) (bool, error) {
+	out, err := runTool(ctx, dir, "cryptominisat5", "--verb", "0", cnf)
+	switch {
+	case Interrupted(err):
+		return false, err
+	case strings.Contains(out, "s UNSATISFIABLE"):
+		return true, nil
+	case strings.Contains(out, "s SATISFIABLE"):
+		return false, nil
+	}
+	return false, fmt.Errorf("cryptominisat5 on %s: no answer (%v)\n%s", filepath.Base(cnf), err, tail(out, 30))
 }
 
 // runTool runs a tool in dir (killed with its children if ctx ends) and

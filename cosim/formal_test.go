@@ -22,6 +22,19 @@ import (
 // is reached.
 var testFormal = FormalOptions{Depth: 12, Induction: 4}
 
+// testFormalOptions are testFormal, but for (b), whose CRC trees CryptoMiniSat
+// takes about 2.5 minutes through at 6 clocks and over 10 at 7: 6 clocks
+// hold reset and the shortest packets (2 words, LNH 0 or 1) through the
+// stage with stalls; a packet with a BTH leaves its VCRC word at step 6 at
+// the earliest (verify --formal's depth 7).
+func testFormalOptions(p Property) FormalOptions {
+	o := testFormal
+	if p.CRC {
+		o.Depth = 6
+	}
+	return o
+}
+
 func testFormalConfig(p Property) verilog.Config {
 	c := verilog.DefaultConfig()
 	c.Hash = hash.New(hash.Parity)
@@ -33,7 +46,7 @@ func testFormalConfig(p Property) verilog.Config {
 
 func needFormal(t *testing.T) {
 	t.Helper()
-	testtool.Need(t, "yosys", "yosys-smtbmc", "z3", "yosys-abc")
+	testtool.Need(t, "yosys", "yosys-smtbmc", "z3", "yosys-abc", "cryptominisat5")
 }
 
 // formalPlants are the deliberately broken copies of ibr_switch_stage.sv, one per
@@ -78,10 +91,9 @@ func formalPlant(t *testing.T, id string) []verilog.File {
 }
 
 // TestFormalProofs: the register-level properties, (c) and (d), are proved
-// by k-induction on the test configuration, the stream properties (a) and
-// (e) hold to testFormal's depth (ABC's bmc3), and each reaches its covers.
-// ((b)'s bounded check, over the CRC trees, does not finish in a test's
-// time: docs/rtl.md.)
+// by k-induction on the test configuration, the stream properties (a), (b)
+// and (e) hold to their test depths (ABC's bmc3; CryptoMiniSat for (b),
+// after its lemma is proved), and each reaches its covers.
 func TestFormalProofs(t *testing.T) {
 	needFormal(t)
 	lib, err := verilog.Library()
@@ -90,37 +102,30 @@ func TestFormalProofs(t *testing.T) {
 	}
 	dir := workDir(t, "formal")
 	for _, p := range Properties {
-		if p.Asked != "" { // (b): checked only when asked, as verify --formal does
-			continue
-		}
 		t.Run(p.ID, func(t *testing.T) {
 			t.Parallel()
-			r, err := CheckProperty(context.Background(), filepath.Join(dir, "ok", p.ID), lib, testFormalConfig(p), p, testFormal)
+			o := testFormalOptions(p)
+			r, err := CheckProperty(context.Background(), filepath.Join(dir, "ok", p.ID), lib, testFormalConfig(p), p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s (%s): %s, %d covers, %.1f s", r.Config, p.ID, r.Status(), r.Covers, r.Time.Seconds())
-			if r.Failed || r.Covers == 0 || r.Proved != p.Induction || r.Depth != map[bool]int{true: testFormal.Induction, false: testFormal.Depth}[p.Induction] {
-				t.Errorf("%s (%s): %s, %d covers; want it proved (c, d) or bounded to %d clocks (a, e)", r.Config, p.ID, r.Status(), r.Covers, testFormal.Depth)
+			if r.Failed || r.Covers == 0 || r.Proved != p.Induction || r.Depth != map[bool]int{true: o.Induction, false: o.Depth}[p.Induction] {
+				t.Errorf("%s (%s): %s, %d covers; want it proved (c, d) or bounded to %d clocks (a, b, e)", r.Config, p.ID, r.Status(), r.Covers, o.Depth)
 			}
 		})
 	}
 }
 
 // TestFormalPlantedBugs: each property fails on the RTL copy with its
-// planted bug, naming the step of the counterexample. (b) is left out: no
-// solver here finishes even its first steps on the VCRC monitor's CRC trees
-// within a test's time (docs/rtl.md).
+// planted bug, naming the step of the counterexample.
 func TestFormalPlantedBugs(t *testing.T) {
 	needFormal(t)
 	dir := workDir(t, "formal")
 	for _, p := range Properties {
-		if p.Asked != "" { // (b): checked only when asked, as verify --formal does
-			continue
-		}
 		t.Run(p.ID, func(t *testing.T) {
 			t.Parallel()
-			r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", p.ID), formalPlant(t, p.ID), testFormalConfig(p), p, testFormal)
+			r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", p.ID), formalPlant(t, p.ID), testFormalConfig(p), p, testFormalOptions(p))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,6 +134,35 @@ func TestFormalPlantedBugs(t *testing.T) {
 				t.Errorf("%s (%s): the planted bug %q passed: %s", r.Config, p.ID, formalPlants[p.ID][1], r.Status())
 			}
 		})
+	}
+}
+
+// TestFormalLemma: (b)'s lemma holds for the library's CRC-16 step and
+// fails, before any bounded check, when one bit of one of its masks is wrong.
+func TestFormalLemma(t *testing.T) {
+	needFormal(t)
+	p, _ := PropertyByID("b")
+	lib, err := verilog.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range lib {
+		if f.Name != verilog.PackageFile {
+			continue
+		}
+		const mask = "0: vcrc_mask = 80'h1a5b_000000005b1a1a11;"
+		if n := strings.Count(string(f.Data), mask); n != 1 {
+			t.Fatalf("%s has %d copies of %q, want 1", f.Name, n, mask)
+		}
+		lib[i].Data = []byte(strings.Replace(string(f.Data), mask, strings.Replace(mask, "1a11;", "1a10;", 1), 1))
+	}
+	r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "lemma"), lib, testFormalConfig(p), p, testFormalOptions(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s (%s) with a wrong mask bit: %s, %.1f s", r.Config, p.ID, r.Status(), r.Time.Seconds())
+	if !r.Failed || r.Where != "lemma "+p.Lemma {
+		t.Errorf("a wrong VCRC mask bit: %s, want the lemma %s to fail", r.Status(), p.Lemma)
 	}
 }
 

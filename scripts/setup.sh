@@ -3,7 +3,7 @@
 # downloads, and, from Debian's packages, the HDL tools of packages verilog and
 # cosim (Verilator for lint and co-simulation, Icarus Verilog as the second
 # simulator, Yosys for synthesis and its formal flows, yosys-smtbmc with the z3
-# and boolector solvers and ABC (yosys-abc) for the formal properties, OpenSTA and the OSU 0.18 um
+# solver, ABC (yosys-abc) and CryptoMiniSat for the formal properties, OpenSTA and the OSU 0.18 um
 # standard-cell library for area and timing) and tshark (the capture package's test opens
 # the ERF pcap files with it). Safe to run again: it installs only what is
 # missing, and does nothing when everything is there.
@@ -22,10 +22,10 @@ declare -A pkgs=(
   [yosys-abc]=yosys
   [sta]=opensta
   [z3]=z3
-  [boolector]=boolector
+  [cryptominisat5]=cryptominisat
   [tshark]=tshark
 )
-tools=(verilator yosys yosys-smtbmc yosys-abc iverilog vvp sta z3 boolector tshark)
+tools=(verilator yosys yosys-smtbmc yosys-abc iverilog vvp sta z3 cryptominisat5 tshark)
 missing=()
 for cmd in "${tools[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1; then

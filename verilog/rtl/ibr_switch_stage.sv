@@ -759,76 +759,71 @@ module ibr_switch_stage #(
 `ifdef IBR_PROP_B
   // (b) At the VCRC word, the outgoing VCRC is the CRC of the outgoing bytes
   // before it when the packet's incoming VCRC was right, and is not otherwise.
-  // The reference VCRC step: one byte into the reflected CRC-16 register,
-  // bit-serially (polynomial 0x100B reflected is 0xD008; IBA Vol. 1 7.8.2).
-  function automatic logic [15:0] f_crc_byte(input logic [15:0] c, input logic [7:0] b);
-    logic [15:0] x;
-    x = c ^ {8'd0, b};
-    for (int k = 0; k < 8; k++) x = x[0] ? ((x >> 1) ^ 16'hD008) : (x >> 1);
-    f_crc_byte = x;
+  // The reference register over the bytes of a word that lie before byte
+  // `stop` of the packet (4*PktLen, a multiple of four: all eight, the first
+  // four or none), in steps of four bytes by ibr_crc16_bytes, which its lemma
+  // (ibr_crc16_bytes_lemma, proved before this property) shows equal to the
+  // bit-serial CRC-16 of IBA Vol. 1 7.8.2.
+  function automatic logic [15:0] f_crc_pick(input logic [15:0] c, input logic [15:0] c4,
+                                             input logic [15:0] c8, input logic [10:0] w,
+                                             input logic [12:0] stop);
+    if ({w, 3'd0} + 14'd8 <= 14'(stop)) f_crc_pick = c8;
+    else if ({w, 3'd0} + 14'd4 <= 14'(stop)) f_crc_pick = c4;
+    else f_crc_pick = c;
   endfunction
-  // The register after the bytes of word w (8 bytes from byte 8*w) that lie
-  // before byte `stop` of the packet.
-  function automatic logic [15:0] f_crc_word(input logic [15:0] c, input logic [63:0] d,
-                                             input logic [10:0] w, input logic [12:0] stop);
-    logic [15:0] x;
-    x = c;
-    for (int j = 0; j < 8; j++) begin
-      if ({w, 3'(j)} < 14'(stop)) x = f_crc_byte(x, d[63-8*j -: 8]);
-    end
-    f_crc_word = x;
-  endfunction
-
-  // Reference CRCs over the bytes on both sides; per-packet facts kept by
-  // packet number (at most a few packets are ever inside the stage).
+  // Reference registers over the bytes on both sides: each side's word
+  // position and PktLen from its own LRH; whether a packet's incoming VCRC
+  // was right kept by packet number (at most a few packets are ever inside
+  // the stage).
+  logic [15:0] f_in_crc, f_in_base, f_in_c4, f_in_c8, f_in_next;
+  logic [15:0] f_out_crc, f_out_base, f_out_c4, f_out_c8, f_out_next;
+  logic [10:0] f_out_word, f_out_pl, f_out_pl_q;
   logic [1:0]  f_in_pkt, f_out_pkt;
-  logic [3:0]  f_pkt_ok;       // the packet's incoming VCRC was correct
-  logic [10:0] f_pkt_pl [4];   // its PktLen
-  logic [15:0] f_in_crc, f_out_crc;
-  logic [10:0] f_out_word;
+  logic [3:0]  f_pkt_ok;  // the packet's incoming VCRC was correct
+  logic [15:0] f_in_vcrc, f_out_vcrc;
+  logic        f_out_is_vcrc;
+  assign f_in_base = in_sop_i ? 16'hffff : f_in_crc;
+  ibr_crc16_bytes #(.NBytes(4)) f_u_in_hi (.crc_i(f_in_base), .data_i(in_data_i[63:32]), .crc_o(f_in_c4));
+  ibr_crc16_bytes #(.NBytes(4)) f_u_in_lo (.crc_i(f_in_c4), .data_i(in_data_i[31:0]), .crc_o(f_in_c8));
+  assign f_in_next = f_crc_pick(f_in_base, f_in_c4, f_in_c8, f_in_word, {f_cur_pl, 2'b00});
+  // A VCRC, least-significant byte first, at lane 0 or 4.
+  assign f_in_vcrc = f_cur_pl[0] ? {in_data_i[23:16], in_data_i[31:24]} : {in_data_i[55:48], in_data_i[63:56]};
+
+  assign f_out_pl      = out_sop_o ? out_data_o[26:16] : f_out_pl_q;
+  assign f_out_is_vcrc = f_out_word == {1'b0, f_out_pl[10:1]};
+  assign f_out_base    = out_sop_o ? 16'hffff : f_out_crc;
+  ibr_crc16_bytes #(.NBytes(4)) f_u_out_hi (.crc_i(f_out_base), .data_i(out_data_o[63:32]), .crc_o(f_out_c4));
+  ibr_crc16_bytes #(.NBytes(4)) f_u_out_lo (.crc_i(f_out_c4), .data_i(out_data_o[31:0]), .crc_o(f_out_c8));
+  assign f_out_next = f_crc_pick(f_out_base, f_out_c4, f_out_c8, f_out_word, {f_out_pl, 2'b00});
+  assign f_out_vcrc = f_out_pl[0] ? {out_data_o[23:16], out_data_o[31:24]} : {out_data_o[55:48], out_data_o[63:56]};
+
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      f_in_pkt   <= '0;
-      f_out_pkt  <= '0;
-      f_pkt_ok   <= '0;
       f_in_crc   <= 16'hffff;
       f_out_crc  <= 16'hffff;
       f_out_word <= '0;
-      for (int i = 0; i < 4; i++) f_pkt_pl[i] <= '0;
+      f_out_pl_q <= '0;
+      f_in_pkt   <= '0;
+      f_out_pkt  <= '0;
+      f_pkt_ok   <= '0;
     end else begin
       if (f_in_fire) begin
-        f_in_crc <= f_crc_word(in_sop_i ? 16'hffff : f_in_crc, in_data_i, f_in_word, {f_cur_pl, 2'b00});
-        if (in_sop_i) f_pkt_pl[f_in_pkt] <= f_sop_pl;
-        if (f_is_vcrc) begin
-          // The incoming VCRC, least-significant byte first, at lane 0 or 4.
-          f_pkt_ok[f_in_pkt] <= (f_cur_pl[0] ? {in_data_i[23:16], in_data_i[31:24]}
-                                             : {in_data_i[55:48], in_data_i[63:56]}) ==
-                                ~f_crc_word(in_sop_i ? 16'hffff : f_in_crc, in_data_i, f_in_word,
-                                            {f_cur_pl, 2'b00});
-        end
+        f_in_crc <= f_in_next;
+        if (f_is_vcrc) f_pkt_ok[f_in_pkt] <= f_in_vcrc == ~f_in_next;
         if (in_eop_i) f_in_pkt <= f_in_pkt + 2'd1;
       end
       if (f_out_fire) begin
-        f_out_crc  <= f_crc_word(out_sop_o ? 16'hffff : f_out_crc, out_data_o, f_out_word,
-                                 {f_pkt_pl[f_out_pkt], 2'b00});
+        f_out_crc  <= f_out_next;
         f_out_word <= out_eop_o ? 11'd0 : f_out_word + 11'd1;
+        f_out_pl_q <= f_out_pl;
         if (out_eop_o) f_out_pkt <= f_out_pkt + 2'd1;
       end
     end
   end
-  logic [15:0] f_out_vcrc, f_out_ref;
-  logic [10:0] f_out_pl;
-  logic        f_out_is_vcrc;
-  assign f_out_pl      = out_sop_o ? out_data_o[26:16] : f_pkt_pl[f_out_pkt];
-  assign f_out_is_vcrc = f_out_word == {1'b0, f_out_pl[10:1]};
-  assign f_out_vcrc    = f_out_pl[0] ? {out_data_o[23:16], out_data_o[31:24]}
-                                     : {out_data_o[55:48], out_data_o[63:56]};
-  assign f_out_ref     = ~f_crc_word(out_sop_o ? 16'hffff : f_out_crc, out_data_o, f_out_word,
-                                     {f_out_pl, 2'b00});
   always @(*) begin
     if (f_past && rst_ni && f_out_fire && f_out_is_vcrc) begin
-      if (f_pkt_ok[f_out_pkt]) assert (f_out_vcrc == f_out_ref);
-      else assert (f_out_vcrc != f_out_ref);
+      if (f_pkt_ok[f_out_pkt]) assert (f_out_vcrc == ~f_out_next);
+      else assert (f_out_vcrc != ~f_out_next);
     end
   end
   always @(*) begin

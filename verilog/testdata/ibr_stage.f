@@ -4,6 +4,7 @@
 +incdir+.
 ibr_pkg.sv
 ibr_crc16_bytes.sv
+ibr_crc16_bytes_lemma.sv
 ibr_link_pre.sv
 ibr_hash.sv
 ibr_gen_ideal.sv
