@@ -46,11 +46,11 @@ type Property struct {
 	// CoverCut are further cut points for the covers alone (of a property
 	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
 	// the covers, without the asserts the cuts would break): z3 takes
-	// minutes to find packets whose VCRC is right through the CRC trees. Sound for
-	// the covers of (b): a packet's VCRC bytes follow the bytes its CRC
-	// covers, so for any value of the trees some packet has a right VCRC and
-	// some a wrong one; a cover reached with free CRC values is reached with
-	// the real ones.
+	// minutes to find packets whose VCRC is right through the CRC trees.
+	// Sound for the covers of (b): a packet's VCRC bytes follow the bytes
+	// its CRC covers, so for any value of the trees some packet has a right
+	// VCRC and some a wrong one; a cover reached with free CRC values is
+	// reached with the real ones.
 	CoverCut []string
 }
 
