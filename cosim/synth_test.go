@@ -135,4 +135,18 @@ func TestSynthesisPage(t *testing.T) {
 				"go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md", got, want)
 		}
 	}
+	// The README's summary of a run is the summary of the page it writes.
+	rowOf := map[string]*SynthStats{}
+	for _, r := range rows {
+		rowOf[r.Config] = r
+	}
+	var live, paged []*SynthStats
+	for _, s := range stats {
+		if r, ok := rowOf[s.Config]; ok {
+			live, paged = append(live, s), append(paged, r)
+		}
+	}
+	if got, want := string(SynthesisSummary(live)), string(SynthesisSummary(paged)); got != want {
+		t.Errorf("the summary of a synthesis run\n%s\ndiffers from the summary of the same rows on the page\n%s", got, want)
+	}
 }
