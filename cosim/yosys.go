@@ -78,13 +78,13 @@ func SynthesisScript(srcs []string, top, lib, dir, abc string) string {
 // dc2, choices) before delay mapping; for SipHash, whose 2-4 rounds are five
 // times the logic of any other hash and take that optimization past fifteen
 // minutes a configuration, delay mapping of the logic as Yosys left it
-// (LightMapping). Light is which one it is.
-func MappingScript(c verilog.Config) (abc string, light bool) {
+// (LightMapping).
+func MappingScript(c verilog.Config) string {
 	size := fmt.Sprintf("buffer,-p;upsize,-D,%d;dnsize,-D,%d;stime,-p", TargetPS, TargetPS)
 	if c.Hash.Kind == hash.SipHash {
-		return fmt.Sprintf("+strash;&get,-n;&nf,-D,%d;&put;", TargetPS) + size, true
+		return fmt.Sprintf("+strash;&get,-n;&nf,-D,%d;&put;", TargetPS) + size
 	}
-	return fmt.Sprintf("+strash;&get,-n;&fraig,-x;&put;scorr;dc2;strash;&get,-n;&dch,-f;&nf,-D,%d;&put;", TargetPS) + size, false
+	return fmt.Sprintf("+strash;&get,-n;&fraig,-x;&put;scorr;dc2;strash;&get,-n;&dch,-f;&nf,-D,%d;&put;", TargetPS) + size
 }
 
 // LightMapping says, for docs/synthesis.md, which configurations
@@ -121,8 +121,7 @@ func Synthesize(ctx context.Context, dir string, c verilog.Config) (*SynthStats,
 		return nil, err
 	}
 	t0 := time.Now()
-	abc, _ := MappingScript(c)
-	cmd := toolCommand(ctx, "yosys", "-q", "-p", SynthesisScript(srcs, c.Module(), lib.Path, dir, abc))
+	cmd := toolCommand(ctx, "yosys", "-q", "-p", SynthesisScript(srcs, c.Module(), lib.Path, dir, MappingScript(c)))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := interrupted(ctx, "yosys", cmd.Run()); err != nil {
