@@ -23,7 +23,7 @@ import (
 var testFormal = FormalOptions{Depth: 12, Induction: 4}
 
 // testFormalOptions are testFormal, but for (b), whose CRC trees CryptoMiniSat
-// takes about 2.5 minutes through at 6 clocks and over 10 at 7: 6 clocks
+// takes about 3 minutes through at 6 clocks and 15-25 at 7: 6 clocks
 // hold reset and the shortest packets (2 words, LNH 0 or 1) through the
 // stage with stalls; a packet with a BTH leaves its VCRC word at step 6 at
 // the earliest (verify --formal's depth 7).
