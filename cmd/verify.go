@@ -214,10 +214,11 @@ func checkVerifyFlags(o verifyOptions) error {
 	return checkSynthFormalFlags(o)
 }
 
-// Limits of --formal-depth: below the induction depth nothing is proved;
+// Limits of --formal-depth: below the induction's k nothing is proved (a
+// depth too short for a property's covers is refused by the check itself);
 // above, a run takes hours.
-const (
-	minFormalDepth = 8
+var (
+	minFormalDepth = cosim.DefaultFormal.Induction
 	maxFormalDepth = 200
 )
 
