@@ -66,8 +66,8 @@ OpenSTA (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax,
 and every combinational input-to-output path); --synth-table writes the table
 (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme the
 README's summary. With --formal it checks the RTL's formal properties
-(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC (bounded checks)
-on the formal configurations, and says of each whether it is proved by
+(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and CryptoMiniSat
+(bounded checks) on the formal configurations, and says of each whether it is proved by
 k-induction or checked only to a bounded depth, and to which.
 --configs none skips the co-simulation (for --formal alone).
 
@@ -486,10 +486,11 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		opts.Depth = o.FormalDepth
 		depths = fmt.Sprintf("bounded depth %d", opts.Depth)
 	} else {
+		var ds []string
 		for _, p := range props {
-			depths += fmt.Sprintf("%s(%s) %d", map[bool]string{true: "", false: ", "}[depths == ""], p.ID, p.Depth)
+			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.Depth))
 		}
-		depths = "bounded depths " + depths
+		depths = "bounded depths " + strings.Join(ds, ", ")
 	}
 	cfgs := cosim.FormalConfigs()
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",

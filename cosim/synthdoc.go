@@ -118,12 +118,11 @@ func SynthesisJSON(stats []*SynthStats) ([]byte, error) {
 		cells, ffs := s.Cells, s.FlipFlops
 		r := synthrec.Record{Name: s.Config, Hash: s.Hash, Generator: s.Generator, CountBits: s.CountBits, SenderL: s.SenderL,
 			Cells: &cells, FlipFlops: &ffs}
-		if c := s.Cell; c != nil {
-			depth := c.Timing.LogicDepth
-			r.StdCells, r.AreaUM2, r.NAND2Eq, r.Library = c.Cells, round(c.AreaUM2, 0), round(c.NAND2Eq, 0), c.LibraryTag
-			r.CriticalPathNS, r.LogicDepth, r.FO4Depth, r.FmaxMHz = round(c.Timing.CriticalNS, 2), &depth,
-				round(c.Timing.FO4Depth, 1), round(c.Timing.FmaxMHz, 0)
-		}
+		c := s.Cell
+		depth := c.Timing.LogicDepth
+		r.StdCells, r.AreaUM2, r.NAND2Eq, r.Library = c.Cells, round(c.AreaUM2, 0), round(c.NAND2Eq, 0), c.LibraryTag
+		r.CriticalPathNS, r.LogicDepth, r.FO4Depth, r.FmaxMHz = round(c.Timing.CriticalNS, 2), &depth,
+			round(c.Timing.FO4Depth, 1), round(c.Timing.FmaxMHz, 0)
 		rs = append(rs, r)
 	}
 	b, err := json.MarshalIndent(rs, "", "  ")
