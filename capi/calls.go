@@ -4,6 +4,7 @@ package main
 #cgo CFLAGS: -I${SRCDIR}/include
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ibreservoir.h"
 
 // stage_loop is a C caller's loop of count switch stages on copies of pkt
@@ -19,15 +20,46 @@ static int stage_loop(ibr_model m, const uint8_t *pkt, size_t len, uint32_t *sta
   return IBR_OK;
 }
 
+// stage_batch_loop is a C caller's loop of ibr_stage_batch calls on the n
+// packets of data (len bytes each, one after the other), count packets in
+// all (a multiple of n), with the caller's state (8 words) and per-packet
+// congested flags, as a scoreboard that batches its packets calls it.
+// *cpu receives the process's CPU seconds in the loop (every thread's).
+static double cpu_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int stage_batch_loop(ibr_model m, uint8_t *data, size_t len, size_t n, uint32_t *state, long count, double *cpu) {
+  size_t *off = malloc(n * sizeof *off), *lens = malloc(n * sizeof *lens);
+  uint8_t *cong = malloc(n);
+  ibr_status *st = malloc(n * sizeof *st);
+  for (size_t i = 0; i < n; i++) {
+    off[i] = i * len;
+    lens[i] = len;
+    cong[i] = (uint8_t)(i & 1);
+  }
+  int r = IBR_OK;
+  double t0 = cpu_seconds();
+  for (long done = 0; done < count && r == IBR_OK; done += (long)n) {
+    r = ibr_stage_batch(m, data, n * len, off, lens, n, 7, 3, cong, state, 8, NULL, st);
+  }
+  *cpu = cpu_seconds() - t0;
+  free(off);
+  free(lens);
+  free(cong);
+  free(st);
+  return r;
+}
+
 // build_loop is a C caller's loop of count packet builds.
 static int build_loop(ibr_model m, long count) {
   uint8_t buf[256], payload[40] = {0};
   ibr_packet_spec spec;
-  memset(&spec, 0, sizeof spec);
+  ibr_packet_spec_init(&spec);
   spec.slid = 1;
   spec.dlid = 2;
-  spec.opcode = 4;
-  spec.pkey = 0xFFFF;
   spec.payload = payload;
   spec.payload_len = sizeof payload;
   size_t n;
@@ -42,6 +74,7 @@ static int build_loop(ibr_model m, long count) {
 import "C"
 
 import (
+	"bytes"
 	"unsafe"
 
 	"ibreservoir/refmodel"
@@ -88,6 +121,19 @@ func callStageLoop(h uintptr, pkt []byte, state []uint32, count int) status {
 	defer C.free(unsafe.Pointer(st))
 	copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), 8), state)
 	return status(C.stage_loop(C.ibr_model(h), p, C.size_t(len(pkt)), st, C.long(count)))
+}
+
+// callStageBatchLoop runs stage_batch_loop on n copies of pkt and returns
+// the CPU seconds it took.
+func callStageBatchLoop(h uintptr, pkt []byte, n int, state []uint32, count int) (status, float64) {
+	data := cBytes(bytes.Repeat(pkt, n))
+	defer cFree(unsafe.Pointer(data))
+	st := (*C.uint32_t)(C.calloc(8, 4))
+	defer C.free(unsafe.Pointer(st))
+	copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), 8), state)
+	var cpu C.double
+	code := C.stage_batch_loop(C.ibr_model(h), data, C.size_t(len(pkt)), C.size_t(n), st, C.long(count), &cpu)
+	return status(code), float64(cpu)
 }
 
 func callBuildLoop(h uintptr, count int) status {
@@ -163,6 +209,7 @@ type packetSpec struct {
 	NullSpec, NullLen      bool
 	Capacity               int // of the output buffer
 	NullBuffer             bool
+	Zeroed                 bool // a spec ibr_packet_spec_init did not start
 }
 
 func callBuild(h uintptr, s packetSpec) ([]byte, status) {
@@ -172,6 +219,9 @@ func callBuild(h uintptr, s packetSpec) ([]byte, status) {
 		opcode: C.uint8_t(s.OpCode), pkey: C.uint16_t(s.PKey), dest_qp: C.uint32_t(s.DestQP), psn: C.uint32_t(s.PSN),
 		resv6: C.uint8_t(s.Resv6), tclass: C.uint8_t(s.TClass), flow_label: C.uint32_t(s.FlowLabel), hop_limit: C.uint8_t(s.HopLimit),
 		payload_len: C.size_t(s.PayloadLen)}
+	if !s.Zeroed {
+		spec.init = C.IBR_PACKET_SPEC_INIT
+	}
 	for i := range 16 {
 		spec.sgid[i], spec.dgid[i] = C.uint8_t(s.SGID[i]), C.uint8_t(s.DGID[i])
 	}

@@ -27,14 +27,24 @@ import (
 	"ibreservoir/header"
 	"ibreservoir/internal/version"
 	"ibreservoir/refmodel"
+	"ibreservoir/rng"
 )
 
 func main() {}
 
 // maxBuffer bounds the packet buffers the library reads: an IBA packet is at
 // most 4*2047+2 bytes (an 11-bit PktLen), so a longer buffer is a wrong
-// length, not a packet.
-const maxBuffer = 1 << 16
+// length, not a packet. maxString bounds the strings it reads (a
+// configuration, a field name); a longer one is refused, never cut.
+// maxBatch bounds a batch's packets. ibreservoir.h states them as limits.
+const (
+	maxBuffer = 1 << 16
+	maxString = 1 << 16
+	maxBatch  = 1 << 24
+)
+
+// specInit is IBR_PACKET_SPEC_INIT, the mark ibr_packet_spec_init leaves.
+const specInit = C.IBR_PACKET_SPEC_INIT
 
 var versionString = C.CString(version.Version) // static, never freed
 
@@ -76,11 +86,17 @@ func wordsOf(p *C.uint32_t, n C.size_t) ([]uint32, error) {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(p)), int(n)), nil
 }
 
+// goString reads a NUL-terminated string of at most maxString bytes.
 func goString(p *C.char, what string) (string, error) {
 	if p == nil {
 		return "", failf(errArg, "%s: NULL pointer", what)
 	}
-	return C.GoStringN(p, C.int(C.strnlen(p, maxBuffer))), nil
+	n := C.strnlen(p, maxString+1)
+	if n > maxString {
+		return "", failf(errArg, "%s: longer than %d bytes (no NUL in the first %d); the library's strings are at most %d bytes",
+			what, maxString, maxString+1, maxString)
+	}
+	return C.GoStringN(p, C.int(n)), nil
 }
 
 // copyString copies s and a NUL into buf (cap bytes), truncating to fit, and
@@ -201,11 +217,17 @@ func ibrgo_packet_build(h C.ibr_model, spec *C.ibr_packet_spec, buf *C.uint8_t, 
 		if spec == nil || n == nil {
 			return failf(errArg, "ibr_packet_build: spec or len is NULL")
 		}
+		if spec.init != specInit {
+			return failf(errArg, "ibr_packet_build: the spec was not started by ibr_packet_spec_init (its init is %#x, not IBR_PACKET_SPEC_INIT): "+
+				"call ibr_packet_spec_init first, which sets OpCode 0x04 (SEND Only) and P_Key 0xFFFF", uint32(spec.init))
+		}
 		data, err := bytesOf(spec.payload, spec.payload_len, "payload")
 		if err != nil {
 			return err
 		}
-		out, err := bytesOf(buf, capacity, "packet buffer")
+		// The output buffer may be of any size: only its first maxBuffer
+		// bytes can be written (a packet is shorter).
+		out, err := bytesOf(buf, min(capacity, maxBuffer), "packet buffer")
 		if err != nil {
 			return err
 		}
@@ -237,9 +259,19 @@ func ibrgo_send(h C.ibr_model, p *C.uint8_t, n C.size_t, lid C.uint16_t) C.ibr_s
 		if err != nil {
 			return err
 		}
-		nic := mo.nic(uint16(lid))
-		return mo.changePacket(pkt, func(b []byte) error { return as(errPacket, nic.Send(b)) })
+		return mo.send(pkt, uint16(lid))
 	}))
+}
+
+// send is ibr_send on one packet.
+func (mo *model) send(pkt []byte, lid uint16) error {
+	if len(pkt) >= header.LRHLen {
+		if slid := header.SLIDOf(pkt); slid != lid {
+			return failf(errArg, "ibr_send: the packet's SLID is %#04x, the NIC's LID %#04x: a NIC sends its own packets", slid, lid)
+		}
+	}
+	nic := mo.nic(lid)
+	return mo.changePacket(pkt, func(b []byte) error { return as(errPacket, nic.Send(b)) })
 }
 
 //export ibrgo_stage
@@ -253,62 +285,96 @@ func ibrgo_stage(h C.ibr_model, p *C.uint8_t, n C.size_t, sw C.uint16_t, port C.
 		if congested != 0 && congested != 1 {
 			return failf(errArg, "ibr_stage: congested is %d, want 0 or 1", congested)
 		}
-		l := refmodel.Link{Switch: uint16(sw), Port: uint8(port)}
-		var r refmodel.StageResult
-		if state == nil {
-			pt, err := mo.port(l)
-			if err != nil {
-				return err
-			}
-			if err := mo.changePacket(pkt, func(b []byte) (err error) {
-				r, err = pt.Stage(b, refmodel.Congestion(congested == 1))
-				return as(errPacket, err)
-			}); err != nil {
-				return err
-			}
-		} else {
-			words, err := wordsOf(state, stateWords)
-			if err != nil {
-				return err
-			}
-			if err := mo.m.CheckLink(l); err != nil {
-				return as(errArg, err)
-			}
-			st, err := stateFromWords(words, int(mo.info.StateBits), mo.state)
-			if err != nil {
-				return err
-			}
-			mo.state = st
-			g := mo.scratch
-			if g != nil {
-				if err := g.SetState(st); err != nil {
-					return as(errState, err)
-				}
-			}
-			if err := mo.changePacket(pkt, func(b []byte) (err error) {
-				r, err = mo.m.Stage(b, l.Switch, l.Port, congested == 1, g)
-				return as(errPacket, err)
-			}); err != nil {
-				return err
-			}
-			if g != nil {
-				st = g.State()
-			}
-			stateToWords(st, words)
+		st, err := mo.stager(refmodel.Link{Switch: uint16(sw), Port: uint8(port)}, state, stateWords)
+		if err != nil {
+			return err
 		}
-		if result != nil {
-			field, err := mo.m.HopField(pkt)
-			if err != nil {
-				return as(errInternal, err) // the stage just wrote it
-			}
-			*result = C.ibr_stage_result{hop_field: C.int32_t(field), id: C.uint32_t(r.ID), d: C.uint32_t(r.D), hash_bit: C.int32_t(r.HashBit),
-				hop_l: C.int32_t(r.HopL), hop_replaced: b32(r.HopReplaced), hop_saturated: b32(r.HopSaturated),
-				hop_count: C.int32_t(r.HopCount), congested: b32(r.Congested), cong_drew: b32(r.CongDrew),
-				cong_l: C.int32_t(r.CongL), cong_replaced: b32(r.CongReplaced), cong_saturated: b32(r.CongSaturated),
-				cong_count: C.int32_t(r.CongCount), draws: C.int32_t(r.Draws)}
+		if err := st.stage(pkt, congested == 1, result); err != nil {
+			return err
 		}
+		st.finish()
 		return nil
 	}))
+}
+
+// A stager runs the stages of one link: from the model's generator for the
+// link (pt), or from the caller's state (words), loaded into the scratch
+// generator g (nil with sender draws).
+type stager struct {
+	mo    *model
+	l     refmodel.Link
+	pt    *refmodel.Port
+	g     rng.Generator
+	words []uint32
+}
+
+// stager checks the link and the caller's state (state may be NULL) and
+// returns the link's stager.
+func (mo *model) stager(l refmodel.Link, state *C.uint32_t, stateWords C.size_t) (stager, error) {
+	s := stager{mo: mo, l: l}
+	if state == nil {
+		pt, err := mo.port(l)
+		s.pt = pt
+		return s, err
+	}
+	words, err := wordsOf(state, stateWords)
+	if err != nil {
+		return s, err
+	}
+	if err := mo.m.CheckLink(l); err != nil {
+		return s, as(errArg, err)
+	}
+	st, err := stateFromWords(words, int(mo.info.StateBits), mo.state)
+	if err != nil {
+		return s, err
+	}
+	mo.state = st
+	s.words, s.g = words, mo.scratch
+	if s.g != nil {
+		if err := s.g.SetState(st); err != nil {
+			return s, as(errState, err)
+		}
+	}
+	return s, nil
+}
+
+// stage runs one stage on pkt, which it changes only on success, and writes
+// result (when not NULL).
+func (s *stager) stage(pkt []byte, congested bool, result *C.ibr_stage_result) error {
+	var r refmodel.StageResult
+	err := s.mo.changePacket(pkt, func(b []byte) (err error) {
+		if s.pt != nil {
+			r, err = s.pt.Stage(b, refmodel.Congestion(congested))
+		} else {
+			r, err = s.mo.m.Stage(b, s.l.Switch, s.l.Port, congested, s.g)
+		}
+		return as(errPacket, err)
+	})
+	if err != nil || result == nil {
+		return err
+	}
+	field, err := s.mo.m.HopField(pkt)
+	if err != nil {
+		return as(errInternal, err) // the stage just wrote it
+	}
+	*result = C.ibr_stage_result{hop_field: C.int32_t(field), id: C.uint32_t(r.ID), d: C.uint32_t(r.D), hash_bit: C.int32_t(r.HashBit),
+		hop_l: C.int32_t(r.HopL), hop_replaced: b32(r.HopReplaced), hop_saturated: b32(r.HopSaturated),
+		hop_count: C.int32_t(r.HopCount), congested: b32(r.Congested), cong_drew: b32(r.CongDrew),
+		cong_l: C.int32_t(r.CongL), cong_replaced: b32(r.CongReplaced), cong_saturated: b32(r.CongSaturated),
+		cong_count: C.int32_t(r.CongCount), draws: C.int32_t(r.Draws)}
+	return nil
+}
+
+// finish writes the caller's state back, the generator's after the stages.
+func (s *stager) finish() {
+	if s.words == nil {
+		return
+	}
+	var st rng.State
+	if s.g != nil {
+		st = s.g.State()
+	}
+	stateToWords(st, s.words)
 }
 
 func b32(b bool) C.int32_t {
@@ -321,23 +387,41 @@ func b32(b bool) C.int32_t {
 //export ibrgo_port_state
 func ibrgo_port_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		return mo.portState(sw, port, state, stateWords, mo.port)
+		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (rng.State, error) {
+			pt, err := mo.port(l)
+			if err != nil {
+				return nil, err
+			}
+			return pt.State(), nil
+		})
 	}))
 }
 
 //export ibrgo_port_seed_state
 func ibrgo_port_seed_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (*refmodel.Port, error) {
-			p, err := mo.m.NewPort(l)
-			return p, as(errArg, err)
+		// A fresh generator of the link's seed, not the model's own for the
+		// link (which may have drawn since).
+		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (rng.State, error) {
+			if err := mo.m.CheckLink(l); err != nil {
+				return nil, as(errArg, err)
+			}
+			c := mo.m.Config()
+			if c.SenderMode() {
+				return nil, nil
+			}
+			g, err := c.NewPortGenerator(l.Switch, l.Port)
+			if err != nil {
+				return nil, as(errArg, err)
+			}
+			return g.State(), nil
 		})
 	}))
 }
 
-// portState writes into state the state of the port that get returns.
+// portState writes into state the generator state get returns for the link.
 func (mo *model) portState(sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t,
-	get func(refmodel.Link) (*refmodel.Port, error)) error {
+	get func(refmodel.Link) (rng.State, error)) error {
 	words, err := wordsOf(state, stateWords)
 	if err != nil {
 		return err
@@ -345,11 +429,11 @@ func (mo *model) portState(sw C.uint16_t, port C.uint8_t, state *C.uint32_t, sta
 	if need := int(mo.info.StateWords); len(words) < need {
 		return failf(errArg, "generator state of %d words; the generator's %d bits need %d", len(words), mo.info.StateBits, need)
 	}
-	pt, err := get(refmodel.Link{Switch: uint16(sw), Port: uint8(port)})
+	st, err := get(refmodel.Link{Switch: uint16(sw), Port: uint8(port)})
 	if err != nil {
 		return err
 	}
-	stateToWords(pt.State(), words)
+	stateToWords(st, words)
 	return nil
 }
 
@@ -499,13 +583,18 @@ func ibrgo_decoder_add_packet(h C.ibr_decoder, p *C.uint8_t, n C.size_t) C.ibr_s
 		if err != nil {
 			return err
 		}
-		s, err := d.model.m.Receive(pkt) // a Model is read-only: no need for the model's lock
-		if err != nil {
-			return as(errPacket, err)
-		}
-		d.tally.Add(s)
-		return nil
+		return d.addPacket(pkt)
 	}))
+}
+
+// addPacket reads one packet's sample and adds it.
+func (d *decoder) addPacket(pkt []byte) error {
+	s, err := d.model.m.Receive(pkt) // a Model is read-only: no need for the model's lock
+	if err != nil {
+		return as(errPacket, err)
+	}
+	d.tally.Add(s)
+	return nil
 }
 
 //export ibrgo_decoder_add_sample
@@ -514,14 +603,20 @@ func ibrgo_decoder_add_sample(h C.ibr_decoder, s *C.ibr_sample) C.ibr_status {
 		if s == nil {
 			return failf(errArg, "ibr_decoder_add_sample: sample is NULL")
 		}
-		if s.hop_count < 0 || s.cong_count < 0 || s.hop_bit&^1 != 0 || s.cong_bit&^1 != 0 {
-			return failf(errArg, "ibr_decoder_add_sample: hop_bit %d cong_bit %d hop_count %d cong_count %d: bits are 0 or 1, counts not negative",
-				s.hop_bit, s.cong_bit, s.hop_count, s.cong_count)
-		}
-		d.tally.Add(refmodel.Sample{SLID: uint16(s.slid), DLID: uint16(s.dlid), ID: uint32(s.id),
-			HopBit: uint8(s.hop_bit), CongBit: uint8(s.cong_bit), HopCount: int(s.hop_count), CongCount: int(s.cong_count)})
-		return nil
+		return d.addSample(s)
 	}))
+}
+
+// addSample checks one sample and adds it.
+func (d *decoder) addSample(s *C.ibr_sample) error {
+	if cm := C.int32_t(d.model.info.CountMax); s.hop_count < 0 || s.cong_count < 0 || s.hop_count > cm || s.cong_count > cm ||
+		s.hop_bit&^1 != 0 || s.cong_bit&^1 != 0 {
+		return failf(errArg, "ibr_decoder_add_sample: hop_bit %d cong_bit %d hop_count %d cong_count %d: bits are 0 or 1, counts 0 to the model's count_max %d",
+			s.hop_bit, s.cong_bit, s.hop_count, s.cong_count, cm)
+	}
+	d.tally.Add(refmodel.Sample{SLID: uint16(s.slid), DLID: uint16(s.dlid), ID: uint32(s.id),
+		HopBit: uint8(s.hop_bit), CongBit: uint8(s.cong_bit), HopCount: int(s.hop_count), CongCount: int(s.cong_count)})
+	return nil
 }
 
 //export ibrgo_decoder_estimates

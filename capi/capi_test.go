@@ -118,7 +118,8 @@ func TestMatchesModel(t *testing.T) {
 			}
 		}
 		for k := range 16 {
-			spec := packetSpec{SLID: uint16(r.Uint32()), DLID: uint16(r.Uint32()), SL: uint8(r.IntN(16)), VL: uint8(r.IntN(16)),
+			lid := uint16(r.IntN(3)) // the sender NIC's LID, the packet's SLID
+			spec := packetSpec{SLID: lid, DLID: uint16(r.Uint32()), SL: uint8(r.IntN(16)), VL: uint8(r.IntN(16)),
 				OpCode: uint8(r.Uint32()), PKey: uint16(r.Uint32()), DestQP: r.Uint32() >> 8, PSN: r.Uint32() >> 8,
 				Resv6: uint8(r.IntN(64)), TClass: uint8(r.Uint32()), FlowLabel: r.Uint32() >> 12, HopLimit: uint8(r.Uint32()),
 				Payload: make([]byte, r.IntN(40)), Capacity: 200}
@@ -139,7 +140,6 @@ func TestMatchesModel(t *testing.T) {
 			if err != nil || !bytes.Equal(pkt, want) {
 				t.Fatalf("%s: built %x, model %x (%v)", settings, pkt, want, err)
 			}
-			lid := uint16(r.IntN(3))
 			if st := callSend(h, pkt, lid); st != statusOK {
 				t.Fatalf("%s: send: %s", settings, lastError(h))
 			}
@@ -437,7 +437,7 @@ func TestSenderState(t *testing.T) {
 	if in.StateBits != 0 || in.StateWords != 0 || in.SenderL != 3 || in.CountBits != 0 {
 		t.Fatalf("info %+v", in)
 	}
-	pkt, st := callBuild(h, packetSpec{DLID: 1, Capacity: 100})
+	pkt, st := callBuild(h, packetSpec{SLID: 9, DLID: 1, Capacity: 100})
 	if st != statusOK || callSend(h, pkt, 9) != statusOK {
 		t.Fatal(lastError(h))
 	}
@@ -463,7 +463,7 @@ func TestConcurrent(t *testing.T) {
 			own := mustModel(t, fmt.Sprintf("seed=%d", g))
 			for i := range 200 {
 				for _, h := range []uintptr{shared, own} {
-					pkt, st := callBuild(h, packetSpec{PSN: uint32(i), Capacity: 100})
+					pkt, st := callBuild(h, packetSpec{SLID: 1, PSN: uint32(i), Capacity: 100})
 					if st != statusOK || callSend(h, pkt, 1) != statusOK {
 						t.Error(lastError(h))
 						return

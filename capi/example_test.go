@@ -193,7 +193,7 @@ func TestPythonExample(t *testing.T) {
 		}
 		compareTranscript(t, "example.py", config, string(out))
 	}
-	script := `import sys; sys.path.insert(0, "example"); import ibreservoir
+	script := `import sys; sys.path.insert(0, "../python"); import ibreservoir
 lib = ibreservoir.Library(sys.argv[1])
 try:
     lib.model("count-bits=99")

@@ -1,13 +1,18 @@
-"""example.py: the C library from Python (ctypes, standard library only),
-as a cocotb-style testbench would use it: the same run as stage.c.
+"""example.py: the C library from Python (the ibreservoir package of
+python/, ctypes, standard library only), as a cocotb-style testbench would
+use it: the same run as stage.c.
 
     go build -buildmode=c-shared -o out/lib/libibreservoir.so ./capi
     python3 capi/example/example.py out/lib/libibreservoir.so "hash=crc32 count-bits=4"
+
+It imports the package from this checkout's python/ directory, so that it
+runs without installing it; a program of yours imports the installed one
+(pip install ./python) and calls ibreservoir.Library() without a path.
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import ibreservoir  # noqa: E402
 
 PATH = [(1, 33), (10, 1), (100, 2), (21, 1), (2, 5)]

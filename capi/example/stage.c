@@ -32,11 +32,10 @@ static const ibr_link path[5] = {{1, 33}, {10, 1}, {100, 2}, {21, 1}, {2, 5}};
 
 /* packet builds a packet from LID 0x0101 to 0x0202 and sends it. */
 static size_t packet(uint8_t *buf, size_t cap, uint32_t psn, const char *payload, size_t n) {
-  ibr_packet_spec spec = {0};
+  ibr_packet_spec spec;
+  ibr_packet_spec_init(&spec); /* an RC SEND Only (OpCode 0x04), P_Key 0xFFFF */
   spec.slid = 0x0101;
   spec.dlid = 0x0202;
-  spec.opcode = 0x04; /* RC SEND Only */
-  spec.pkey = 0xFFFF;
   spec.dest_qp = 0x42;
   spec.psn = psn;
   spec.payload = (const uint8_t *)payload;

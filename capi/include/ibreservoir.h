@@ -8,12 +8,12 @@
  *   go build -buildmode=c-shared  -o out/lib/libibreservoir.so ./capi
  *   go build -buildmode=c-archive -o out/lib/libibreservoir.a  ./capi
  *
- * Include this header (-I capi/include), not the libibreservoir.h that go
- * build writes beside the library: that one declares the internal entry
- * points this header's functions call. Link with -lpthread (and -ldl on
- * older C libraries).
- * docs/testbench.md walks through it; capi/example/ holds a C program and
- * a Python (ctypes) example.
+ * Include this header (-I capi/include), never the libibreservoir.h that go
+ * build writes beside the library: that one is cgo's, and declares the
+ * internal ibrgo_* entry points this header's functions call. Link with
+ * -lpthread (and -ldl on older C libraries).
+ * docs/testbench.md walks through it; capi/example/ holds a C program, and
+ * python/ the Python package over the shared library.
  *
  * Handles. A model is created from a configuration string and referred to
  * by an opaque ibr_model handle; a decoder likewise by an ibr_decoder. 0 is
@@ -33,6 +33,29 @@
  * Packets are whole IBA packets, LRH byte 0 through the VCRC, as on the
  * wire: the length given is the buffer's, and the packet (4*PktLen+2 bytes)
  * must fit in it.
+ *
+ * Generators. A model keeps one generator per link for its whole life: the
+ * first stage on a link starts it from the state the configuration's seed
+ * gives that link (docs/spec.md section 6), and every later stage on that
+ * link, however the link is asked for again, continues it. Two handles made
+ * from one configuration are two models: each has its own generators.
+ *
+ * Limits. A configuration string, a field name: at most 65,536 bytes (a
+ * longer one is refused, never cut). A packet buffer given as input: at most
+ * 65,536 bytes (an IBA packet is at most 4*2047+2); an output buffer may be
+ * of any size. A batch: at most 16,777,216 packets. A generator state: at
+ * most 1,024 words. A decoder: at most 16,777,216 candidate links.
+ *
+ * Threads. Any thread may call any function; calls on one handle are
+ * serialised, calls on different handles run in parallel.
+ *
+ * fork(). The library is the Go runtime, whose threads do not survive fork():
+ * in the child of a process that has loaded the library, every function
+ * returns IBR_ERR_FORK at once (ibr_model_new and ibr_last_error say why in
+ * their buffers) and nothing reaches the runtime. Use the library in the
+ * parent, or in a process that was started by exec (posix_spawn, fork+exec);
+ * from Python's multiprocessing, use the "spawn" or "forkserver" start
+ * method, whose workers load the library afresh.
  *
  * Generator state (ibr_stage, ibr_port_state) is the RTL's gen_state_i /
  * gen_state_o: bit i of the state is bit i%32 of word i/32 (the layout of a
@@ -60,6 +83,7 @@ typedef int ibr_status;
 #define IBR_ERR_HANDLE 5   /* not a live handle of the right kind */
 #define IBR_ERR_SPACE 6    /* an output buffer too small */
 #define IBR_ERR_INTERNAL 7 /* a defect of the library (recovered) */
+#define IBR_ERR_FORK 8     /* called in the child of a fork(): see fork() above */
 
 typedef uintptr_t ibr_model;
 typedef uintptr_t ibr_decoder;
@@ -84,8 +108,14 @@ typedef struct {
 } ibr_info;
 
 /* A packet to build (ibr_packet_build). Fields the model decides (LNH,
- * PktLen, PadCnt, PayLen, the CRCs, the footer) are not here. */
+ * PktLen, PadCnt, PayLen, the CRCs, the footer) are not here. Start from
+ * ibr_packet_spec_init, which gives the Go and Python APIs' defaults (an RC
+ * SEND Only, OpCode 0x04, in the default partition, P_Key 0xFFFF; every
+ * other field 0), then set the fields: a spec that ibr_packet_spec_init did
+ * not start (a zeroed one) is refused, never built as OpCode 0 and P_Key 0. */
+#define IBR_PACKET_SPEC_INIT 0x31524249u /* "IBR1" */
 typedef struct {
+  uint32_t init;       /* IBR_PACKET_SPEC_INIT, set by ibr_packet_spec_init */
   uint16_t slid, dlid; /* LRH */
   uint8_t sl, vl;      /* LRH, 4 bits each */
   uint8_t opcode;      /* BTH OpCode */
@@ -182,31 +212,71 @@ ibr_status ibr_model_info(ibr_model m, ibr_info *info);
 ibr_status ibr_model_config(ibr_model m, char *buf, size_t cap);
 ibr_status ibr_model_digest(ibr_model m, char *buf, size_t cap);
 
-/* Builds a packet of the model's kind from *spec into buf (cap bytes) and
- * sets *len to its length; the telemetry fields are as spec->resv6 gives them
- * (ibr_send initialises them). */
+/* Sets *spec to the defaults: init, OpCode 0x04 (RC SEND Only), P_Key
+ * 0xFFFF, every other field 0. */
+void ibr_packet_spec_init(ibr_packet_spec *spec);
+
+/* Builds a packet of the model's kind from *spec into buf (cap bytes, any
+ * size) and sets *len to its length; the telemetry fields are as spec->resv6
+ * gives them (ibr_send initialises them). */
 ibr_status ibr_packet_build(ibr_model m, const ibr_packet_spec *spec, uint8_t *buf, size_t cap, size_t *len);
 
 /* The sender NIC with LID lid (Alg. 2 and 5): initialises the telemetry
- * fields of pkt in place and recomputes the VCRC. With sender draws each LID
- * has its own generator, kept in the handle and seeded from the
- * configuration's seed. */
+ * fields of pkt in place and recomputes the VCRC. The packet's LRH SLID must
+ * be lid (a packet of another sender is refused). With sender draws each LID
+ * has its own generator, kept in the handle for its whole life and seeded
+ * from the configuration's seed. */
 ibr_status ibr_send(ibr_model m, uint8_t *pkt, size_t len, uint16_t lid);
 
 /* One switch stage (Alg. 3, 6, 8) on pkt in place, for the packet leaving
  * switch switch_id by output port port with congested bit congested (0 or
- * 1). With state == NULL the stage draws from the handle's own generator for
- * that port (seeded from the configuration's seed on first use; see
- * ibr_port_state). Otherwise state (state_words words) is the port's
+ * 1). With state == NULL the stage draws from the model's generator for that
+ * link (see Generators above, and ibr_port_state). Otherwise state (state_words words) is the port's
  * generator state before the stage and receives the state after it, as the
  * RTL's gen_state_i and gen_state_o. result may be NULL. */
 ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, uint8_t port, int congested,
                      uint32_t *state, size_t state_words, ibr_stage_result *result);
 
-/* The current generator state of the handle's own port (switch_id, port),
- * the state ibr_stage with state == NULL draws from, and its replacement.
- * The handle keeps a port from its first use on (memory grows with the
- * number of distinct ports used this way). */
+/* Batches. A batch call does what its single call does, to each of n
+ * packets in order, in one call: from Python one foreign call instead of n,
+ * from C the handle's lookup, its lock and the generator's state conversion
+ * once instead of n times. The packets lie in one buffer: packet i is the
+ * len[i] bytes at data + off[i], inside the size bytes of data, in order and
+ * not overlapping (off[i] >= off[i-1] + len[i-1]).
+ *
+ * A batch whose arguments are wrong (a NULL pointer, a packet of length 0 or
+ * outside data or overlapping the one before, a congested flag other than 0
+ * or 1, more than 16,777,216 packets) is refused with IBR_ERR_ARG before any
+ * packet is touched, the message naming the index of the packet concerned
+ * ("ibr_stage_batch: packet 7: ...").
+ *
+ * Otherwise every packet is processed, and each gets the outcome its single
+ * call would give it: a packet the single call refuses is left as it was,
+ * draws nothing, and the batch goes on with the next one. status (n entries;
+ * may be NULL) receives each packet's ibr_status. The call returns IBR_OK
+ * when every packet succeeded; otherwise the status of the first that failed,
+ * and the handle keeps (as one failed call) the message "packet I of N: ...
+ * (F of N packets failed; the others were processed)", I the index of the
+ * first. */
+
+/* ibr_stage on each packet, all leaving switch switch_id by output port
+ * port: congested[i] (0 or 1) is packet i's congested bit (congested may be
+ * NULL: none is congested). With state == NULL the stages draw from the
+ * model's generator for the link; otherwise state is the generator state
+ * before the first packet and receives the state after the last. results
+ * (n entries; may be NULL) receives each staged packet's result. */
+ibr_status ibr_stage_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len, size_t n,
+                           uint16_t switch_id, uint8_t port, const uint8_t *congested, uint32_t *state,
+                           size_t state_words, ibr_stage_result *results, ibr_status *status);
+
+/* ibr_send on each packet, all from the sender NIC with LID lid. */
+ibr_status ibr_send_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len, size_t n,
+                          uint16_t lid, ibr_status *status);
+
+/* The current generator state of the model's generator for link
+ * (switch_id, port), the one ibr_stage with state == NULL draws from, and
+ * its replacement. The handle keeps a link's generator from its first use on
+ * (memory grows with the number of distinct links used this way). */
 ibr_status ibr_port_state(ibr_model m, uint16_t switch_id, uint8_t port, uint32_t *state, size_t state_words);
 ibr_status ibr_port_set_state(ibr_model m, uint16_t switch_id, uint8_t port, const uint32_t *state, size_t state_words);
 
@@ -238,9 +308,15 @@ ibr_status ibr_decoder_new(ibr_model m, int path_len, const ibr_link *links, con
                            ibr_decoder *out);
 
 /* Adds one received packet (checked and read as ibr_receive does), or one
- * sample. */
+ * sample: its bits 0 or 1, its counts from 0 to the model's count_max. */
 ibr_status ibr_decoder_add_packet(ibr_decoder d, const uint8_t *pkt, size_t len);
 ibr_status ibr_decoder_add_sample(ibr_decoder d, const ibr_sample *sample);
+
+/* The batch forms (see Batches above): n packets in one buffer, or n samples
+ * (samples[0..n-1]). */
+ibr_status ibr_decoder_add_packets(ibr_decoder d, const uint8_t *data, size_t size, const size_t *off,
+                                   const size_t *len, size_t n, ibr_status *status);
+ibr_status ibr_decoder_add_samples(ibr_decoder d, const ibr_sample *samples, size_t n, ibr_status *status);
 
 /* The estimates of every candidate link, in the candidate set's order, with
  * the threshold of section 5.3 for longest path L and confidence p (the

@@ -37,9 +37,20 @@ static int refuse(const char *what, int a, int b) {
   return IBR_ERR_ARG;
 }
 
+// begin starts a call of function fn on model: it clears the adapter's
+// message and refuses a null chandle (IBR_ERR_HANDLE, with a message).
+static int begin(void *model, const char *fn) {
+  adapter_error[0] = 0;
+  if (model == nullptr) {
+    snprintf(adapter_error, sizeof adapter_error,
+             "ibr_dpi: %s: the model chandle is null (ibr_dpi_model_new failed or was not called)", fn);
+    return IBR_ERR_HANDLE;
+  }
+  return IBR_OK;
+}
+
 // packet_ok checks a packet argument's length against its vector's width.
 static int packet_ok(int len, int max_bytes) {
-  adapter_error[0] = 0;
   if (max_bytes <= 0 || max_bytes % 4 != 0 || max_bytes > IBR_DPI_MAX_BYTES) {
     return refuse("max_bytes must be ibr_dpi_pkg::MaxBytes, a positive multiple of 4", max_bytes, IBR_DPI_MAX_BYTES);
   }
@@ -89,8 +100,9 @@ const char *ibr_dpi_error(void *model) {
 int ibr_dpi_info(void *model, int *scheme, int *lnh, int *count_bits, int *sender_l, int *state_bits,
                  int *max_switch, int *max_port) {
   ibr_info i;
-  adapter_error[0] = 0;
-  int st = ibr_model_info(handle_of(model), &i);
+  int st = begin(model, "ibr_dpi_info");
+  if (st != IBR_OK) return st;
+  st = ibr_model_info(handle_of(model), &i);
   if (st == IBR_OK) {
     *scheme = i.scheme;
     *lnh = i.lnh;
@@ -104,13 +116,15 @@ int ibr_dpi_info(void *model, int *scheme, int *lnh, int *count_bits, int *sende
 }
 
 const char *ibr_dpi_config(void *model) {
-  adapter_error[0] = 0;
+  text[0] = 0;
+  if (begin(model, "ibr_dpi_config") != IBR_OK) return text;
   if (ibr_model_config(handle_of(model), text, sizeof text) != IBR_OK) text[0] = 0;
   return text;
 }
 
 const char *ibr_dpi_digest(void *model) {
-  adapter_error[0] = 0;
+  text[0] = 0;
+  if (begin(model, "ibr_dpi_digest") != IBR_OK) return text;
   if (ibr_model_digest(handle_of(model), text, sizeof text) != IBR_OK) text[0] = 0;
   return text;
 }
@@ -120,11 +134,12 @@ int ibr_dpi_build(void *model, unsigned short slid, unsigned short dlid, unsigne
                   unsigned char resv6, unsigned char tclass, unsigned int flow_label, unsigned char hop_limit,
                   const svBitVecVal *sgid, const svBitVecVal *dgid, const svBitVecVal *payload, int payload_len,
                   svBitVecVal *pkt, int *len, int max_bytes) {
-  int st = packet_ok(payload_len, max_bytes);
+  int st = begin(model, "ibr_dpi_build");
+  if (st == IBR_OK) st = packet_ok(payload_len, max_bytes);
   if (st != IBR_OK) return st;
   uint8_t data[IBR_DPI_MAX_BYTES], out[IBR_DPI_MAX_BYTES];
   ibr_packet_spec spec;
-  memset(&spec, 0, sizeof spec);
+  ibr_packet_spec_init(&spec);  // then every field from the arguments
   spec.slid = slid;
   spec.dlid = dlid;
   spec.sl = sl;
@@ -152,7 +167,8 @@ int ibr_dpi_build(void *model, unsigned short slid, unsigned short dlid, unsigne
 }
 
 int ibr_dpi_send(void *model, svBitVecVal *pkt, int len, unsigned short lid, int max_bytes) {
-  int st = packet_ok(len, max_bytes);
+  int st = begin(model, "ibr_dpi_send");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
   if (st != IBR_OK) return st;
   uint8_t b[IBR_DPI_MAX_BYTES];
   to_bytes(pkt, b, len);
@@ -164,7 +180,8 @@ int ibr_dpi_send(void *model, svBitVecVal *pkt, int len, unsigned short lid, int
 int ibr_dpi_stage(void *model, svBitVecVal *pkt, int len, unsigned short switch_id, unsigned char port,
                   svBit congested, svBitVecVal *state, int *hop_l, svBit *hash_bit, svBit *replaced,
                   svBit *saturated, int *hop_field, int max_bytes, int state_bits) {
-  int st = packet_ok(len, max_bytes);
+  int st = begin(model, "ibr_dpi_stage");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
   if (st == IBR_OK) st = state_ok(state_bits);
   if (st != IBR_OK) return st;
   uint8_t b[IBR_DPI_MAX_BYTES];
@@ -185,15 +202,16 @@ int ibr_dpi_stage(void *model, svBitVecVal *pkt, int len, unsigned short switch_
 
 int ibr_dpi_port_state(void *model, unsigned short switch_id, unsigned char port, svBitVecVal *state,
                        int state_bits) {
-  adapter_error[0] = 0;
-  int st = state_ok(state_bits);
+  int st = begin(model, "ibr_dpi_port_state");
+  if (st == IBR_OK) st = state_ok(state_bits);
   if (st != IBR_OK) return st;
   return ibr_port_seed_state(handle_of(model), switch_id, port, state, (size_t)(state_bits / 32));
 }
 
 int ibr_dpi_receive(void *model, const svBitVecVal *pkt, int len, unsigned int *id, int *hop_bit, int *cong_bit,
                     int *hop_count, int *cong_count, int max_bytes) {
-  int st = packet_ok(len, max_bytes);
+  int st = begin(model, "ibr_dpi_receive");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
   if (st != IBR_OK) return st;
   uint8_t b[IBR_DPI_MAX_BYTES];
   to_bytes(pkt, b, len);
@@ -211,7 +229,8 @@ int ibr_dpi_receive(void *model, const svBitVecVal *pkt, int len, unsigned int *
 
 int ibr_dpi_field_get(void *model, const svBitVecVal *pkt, int len, const char *name, unsigned long long *value,
                       int max_bytes) {
-  int st = packet_ok(len, max_bytes);
+  int st = begin(model, "ibr_dpi_field_get");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
   if (st != IBR_OK) return st;
   uint8_t b[IBR_DPI_MAX_BYTES];
   to_bytes(pkt, b, len);
@@ -223,7 +242,8 @@ int ibr_dpi_field_get(void *model, const svBitVecVal *pkt, int len, const char *
 
 int ibr_dpi_field_set(void *model, svBitVecVal *pkt, int len, const char *name, unsigned long long value,
                       int max_bytes) {
-  int st = packet_ok(len, max_bytes);
+  int st = begin(model, "ibr_dpi_field_set");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
   if (st != IBR_OK) return st;
   uint8_t b[IBR_DPI_MAX_BYTES];
   to_bytes(pkt, b, len);
@@ -234,7 +254,10 @@ int ibr_dpi_field_set(void *model, svBitVecVal *pkt, int len, const char *name, 
 
 const char *ibr_dpi_diff(void *model, const svBitVecVal *got, int got_len, const svBitVecVal *want, int want_len,
                          int max_bytes) {
-  if (packet_ok(got_len, max_bytes) != IBR_OK || packet_ok(want_len, max_bytes) != IBR_OK) return adapter_error;
+  if (begin(model, "ibr_dpi_diff") != IBR_OK || packet_ok(got_len, max_bytes) != IBR_OK ||
+      packet_ok(want_len, max_bytes) != IBR_OK) {
+    return adapter_error;
+  }
   uint8_t g[IBR_DPI_MAX_BYTES], w[IBR_DPI_MAX_BYTES];
   to_bytes(got, g, got_len);
   to_bytes(want, w, want_len);

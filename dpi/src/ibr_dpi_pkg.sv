@@ -18,7 +18,8 @@
 //   string with the command line's flag names ("hash=crc32 count-bits=4").
 // * Every function but the string ones returns a status (Ibr* below); on a
 //   failure ibr_dpi_error(model) gives the message (ibr_dpi_error(null): the
-//   last failed ibr_dpi_model_new's). Nothing is printed or aborted.
+//   last failed ibr_dpi_model_new's, or of the last call given a null
+//   chandle, which returns IbrErrHandle). Nothing is printed or aborted.
 // * A packet is a packet_t, byte i of the packet in bits 8i+7..8i (byte 0,
 //   the LRH's first, in bits 7..0), and a length in bytes; pass MaxBytes as
 //   max_bytes. A generator state is a state_t, bit i of the state in bit i
@@ -29,13 +30,14 @@ package ibr_dpi_pkg;
 
   // Status codes (ibreservoir.h).
   localparam int IbrOk          = 0;
-  localparam int IbrErrArg      = 1;  // a null handle, a length or a value out of range
+  localparam int IbrErrArg      = 1;  // a length or a value out of range
   localparam int IbrErrConfig   = 2;  // the configuration string
   localparam int IbrErrPacket   = 3;  // the packet: malformed, not of the model's kind, a bad CRC
   localparam int IbrErrState    = 4;  // a generator state the generator cannot be in
-  localparam int IbrErrHandle   = 5;  // not a live model
+  localparam int IbrErrHandle   = 5;  // not a live model (a null chandle included)
   localparam int IbrErrSpace    = 6;  // an output too small
   localparam int IbrErrInternal = 7;  // a defect of the library (recovered)
+  localparam int IbrErrFork     = 8;  // called in a fork() child of the process that loaded the library
 
   // Schemes (ibr_dpi_info).
   localparam int IbrSchemeFullId       = 0;
