@@ -394,3 +394,147 @@ func callDecoderEstimates(d uintptr, L int, p float64, capacity int) ([]refmodel
 	}
 	return es, int(n), status(code)
 }
+
+// A batchArgs is a batch as the C batch calls take it, in C memory: the
+// packets one after the other in data (off and size as given, which a test
+// may make wrong), per-packet congested flags, statuses and results.
+type batchArgs struct {
+	data      *C.uint8_t
+	size      int
+	off, lens *C.size_t
+	n         int
+	cong      *C.uint8_t
+	status    *C.ibr_status
+	results   *C.ibr_stage_result
+}
+
+// newBatch lays pkts out one after the other; cong (nil: NULL) holds the
+// congested flags. free releases it; packets copies the packets back out.
+func newBatch(pkts [][]byte, cong []uint8) *batchArgs {
+	b := &batchArgs{n: len(pkts)}
+	for _, p := range pkts {
+		b.size += len(p)
+	}
+	b.data = (*C.uint8_t)(C.calloc(C.size_t(max(b.size, 1)), 1))
+	b.off = (*C.size_t)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	b.lens = (*C.size_t)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	b.status = (*C.ibr_status)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.ibr_status(0)))))
+	b.results = (*C.ibr_stage_result)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.ibr_stage_result{}))))
+	data := unsafe.Slice((*byte)(unsafe.Pointer(b.data)), max(b.size, 1))
+	off, lens := unsafe.Slice(b.off, max(b.n, 1)), unsafe.Slice(b.lens, max(b.n, 1))
+	pos := 0
+	for i, p := range pkts {
+		copy(data[pos:], p)
+		off[i], lens[i] = C.size_t(pos), C.size_t(len(p))
+		pos += len(p)
+	}
+	if cong != nil {
+		b.cong = (*C.uint8_t)(C.calloc(C.size_t(max(len(cong), 1)), 1))
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(b.cong)), len(cong)), cong)
+	}
+	return b
+}
+
+func (b *batchArgs) free() {
+	for _, p := range []unsafe.Pointer{unsafe.Pointer(b.data), unsafe.Pointer(b.off), unsafe.Pointer(b.lens),
+		unsafe.Pointer(b.cong), unsafe.Pointer(b.status), unsafe.Pointer(b.results)} {
+		cFree(p)
+	}
+}
+
+// fillStatus sets every packet's status to v (to see a call leave them).
+func (b *batchArgs) fillStatus(v status) {
+	for i := range unsafe.Slice(b.status, max(b.n, 1)) {
+		unsafe.Slice(b.status, max(b.n, 1))[i] = C.ibr_status(v)
+	}
+}
+
+func (b *batchArgs) setOff(i, o int) { unsafe.Slice(b.off, b.n)[i] = C.size_t(o) }
+func (b *batchArgs) setLen(i, l int) { unsafe.Slice(b.lens, b.n)[i] = C.size_t(l) }
+
+// bytes is the batch's data as it is now.
+func (b *batchArgs) bytes() []byte {
+	return bytes.Clone(unsafe.Slice((*byte)(unsafe.Pointer(b.data)), b.size))
+}
+
+// setSLID writes the LRH SLID of packet i (its VCRC is then wrong, which
+// ibr_send does not check: it recomputes it).
+func (b *batchArgs) setSLID(i int, slid uint16) {
+	o := unsafe.Slice(b.off, b.n)[i]
+	p := unsafe.Slice((*byte)(unsafe.Pointer(b.data)), b.size)[o:]
+	p[6], p[7] = byte(slid>>8), byte(slid)
+}
+
+// packets is the batch's packets as they are now.
+func (b *batchArgs) packets() [][]byte {
+	data := unsafe.Slice((*byte)(unsafe.Pointer(b.data)), max(b.size, 1))
+	var out [][]byte
+	for i := range b.n {
+		o, l := unsafe.Slice(b.off, b.n)[i], unsafe.Slice(b.lens, b.n)[i]
+		out = append(out, bytes.Clone(data[o:o+l]))
+	}
+	return out
+}
+
+// statuses is every packet's status after a call.
+func (b *batchArgs) statuses() []status {
+	var out []status
+	for _, s := range unsafe.Slice(b.status, max(b.n, 1))[:b.n] {
+		out = append(out, status(s))
+	}
+	return out
+}
+
+// hopFields is every packet's result's hop field after a stage batch.
+func (b *batchArgs) hopFields() []int {
+	var out []int
+	for _, r := range unsafe.Slice(b.results, max(b.n, 1))[:b.n] {
+		out = append(out, int(r.hop_field))
+	}
+	return out
+}
+
+// callStageBatch calls ibr_stage_batch; state nil passes NULL (the model's
+// generator for the link).
+func callStageBatch(h uintptr, b *batchArgs, sw uint16, port uint8, state []uint32) status {
+	var st *C.uint32_t
+	if state != nil {
+		st = (*C.uint32_t)(C.calloc(C.size_t(max(len(state), 1)), 4))
+		defer C.free(unsafe.Pointer(st))
+		copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)), state)
+	}
+	code := C.ibr_stage_batch(C.ibr_model(h), b.data, C.size_t(b.size), b.off, b.lens, C.size_t(b.n), C.uint16_t(sw),
+		C.uint8_t(port), b.cong, st, C.size_t(len(state)), b.results, b.status)
+	if state != nil {
+		copy(state, unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)))
+	}
+	return status(code)
+}
+
+func callSendBatch(h uintptr, b *batchArgs, lid uint16) status {
+	return status(C.ibr_send_batch(C.ibr_model(h), b.data, C.size_t(b.size), b.off, b.lens, C.size_t(b.n), C.uint16_t(lid), b.status))
+}
+
+func callDecoderAddPackets(d uintptr, b *batchArgs) status {
+	return status(C.ibr_decoder_add_packets(C.ibr_decoder(d), b.data, C.size_t(b.size), b.off, b.lens, C.size_t(b.n), b.status))
+}
+
+// callDecoderAddSamples adds samples in one call and returns each one's
+// status.
+func callDecoderAddSamples(d uintptr, samples []refmodel.Sample) (status, []status) {
+	n := max(len(samples), 1)
+	cs := (*C.ibr_sample)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.ibr_sample{}))))
+	defer C.free(unsafe.Pointer(cs))
+	sts := (*C.ibr_status)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.ibr_status(0)))))
+	defer C.free(unsafe.Pointer(sts))
+	for i, s := range samples {
+		unsafe.Slice(cs, n)[i] = C.ibr_sample{slid: C.uint16_t(s.SLID), dlid: C.uint16_t(s.DLID), id: C.uint32_t(s.ID),
+			hop_bit: C.int32_t(s.HopBit), cong_bit: C.int32_t(s.CongBit), hop_count: C.int32_t(s.HopCount), cong_count: C.int32_t(s.CongCount)}
+	}
+	code := C.ibr_decoder_add_samples(C.ibr_decoder(d), cs, C.size_t(len(samples)), sts)
+	var out []status
+	for _, s := range unsafe.Slice(sts, n)[:len(samples)] {
+		out = append(out, status(s))
+	}
+	return status(code), out
+}
