@@ -79,18 +79,19 @@ func TestOneGeneratorPerLink(t *testing.T) {
 				"per link (ibreservoir.h, Generators): this test holds them together once refmodel does too")
 		}
 		var goBits, cBits []byte
-		for i, l := range []refmodel.Link{a, a, b, a, b, a, a, a} {
+		path := []refmodel.Link{a, b, {Switch: 11, Port: 2}, a}
+		for i := range 12 {
 			pkt, _ := nic.Packet(refmodel.PacketSpec{DLID: 2, PSN: uint32(i)})
 			cpkt := bytes.Clone(pkt)
-			p, err := m.NewPort(l) // the program asks for the link's port each time
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 3 {
-				if _, err := p.Stage(pkt, refmodel.Congested); err != nil {
+			for hop, l := range path {
+				p, err := m.NewPort(l) // the program asks for each hop's port again
+				if err != nil {
 					t.Fatal(err)
 				}
-				if _, st := callStage(h, cpkt, l.Switch, l.Port, 1, nil); st != statusOK {
+				if _, err := p.Stage(pkt, refmodel.Congestion(hop == 1)); err != nil {
+					t.Fatal(err)
+				}
+				if _, st := callStage(h, cpkt, l.Switch, l.Port, b2i(hop == 1), nil); st != statusOK {
 					t.Fatal(lastError(h))
 				}
 			}
