@@ -263,7 +263,8 @@ ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, 
  * port: congested[i] (0 or 1) is packet i's congested bit (congested may be
  * NULL: none is congested). With state == NULL the stages draw from the
  * model's generator for the link; otherwise state is the generator state
- * before the first packet and receives the state after the last. results
+ * before the first packet and receives the state after the batch (a packet
+ * that failed drew nothing), also when some packets failed. results
  * (n entries; may be NULL) receives each staged packet's result. */
 ibr_status ibr_stage_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len, size_t n,
                            uint16_t switch_id, uint8_t port, const uint8_t *congested, uint32_t *state,

@@ -306,7 +306,8 @@ class Model(_Handle):
         place, all leaving link (switch, port). congested: None (none), or a
         bytes-like of 0/1 per packet. state as stage's. With results=True
         returns the StageResult array. A failure raises IbrError (its
-        statuses: each packet's) after every packet was processed."""
+        statuses: each packet's) after every packet was processed; state is
+        then the state after the packets that were staged."""
         if not isinstance(pkts, Packets):
             raise TypeError("stage_batch takes a Packets")
         switch, port = _int("switch", switch, 0, U16), _int("port", port, 0, U8)
@@ -324,10 +325,11 @@ class Model(_Handle):
             words, n = _words(state), len(state)
         out = (StageResult * max(pkts.n, 1))() if results else None
         data, size, off, lens, count = pkts._args()
-        self._batch(self.lib.lib.ibr_stage_batch(self.handle, data, size, off, lens, count, switch, port, flags, words, n,
-                                                 out, pkts.status), pkts)
+        st = self.lib.lib.ibr_stage_batch(self.handle, data, size, off, lens, count, switch, port, flags, words, n, out,
+                                          pkts.status)
         if state is not None:
-            state[:] = list(words)
+            state[:] = list(words)  # the state after the packets staged, also when some failed
+        self._batch(st, pkts)
         return out
 
     def send_batch(self, pkts, lid):
