@@ -26,7 +26,7 @@ type batch struct {
 	off, size []C.size_t
 }
 
-func (b *batch) n() int               { return len(b.off) }
+func (b *batch) n() int              { return len(b.off) }
 func (b *batch) packet(i int) []byte { return b.data[b.off[i] : b.off[i]+b.size[i]] }
 
 // batchOf checks a batch's layout: pointers, every packet's length and place
