@@ -21,14 +21,18 @@ func benchPacket(b *testing.B, h uintptr) ([]byte, []uint32) {
 
 // BenchmarkStage is ibr_stage as a C scoreboard calls it per packet, with
 // the caller's generator state: a loop in C (calls.go's stage_loop) over a
-// 64-byte packet (benchPacket) of the default configuration.
+// 64-byte packet (benchPacket) of the default configuration. stages/cpu-s
+// divides by the process's CPU time (every thread's), as
+// BenchmarkStageBatch's.
 func BenchmarkStage(b *testing.B) {
 	h := mustModel(b, "")
 	pkt, state := benchPacket(b, h)
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	if st := callStageLoop(h, pkt, state, b.N); st != statusOK {
 		b.Fatal(lastError(h))
 	}
+	b.ReportMetric(float64(b.N)/(cpuSeconds()-cpu), "stages/cpu-s")
 }
 
 // BenchmarkStageBatch is ibr_stage_batch from a C loop (calls.go's
@@ -73,10 +77,12 @@ func BenchmarkStageGo(b *testing.B) {
 	g, _ := c.NewPortGenerator(7, 3)
 	work := make([]byte, len(pkt))
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	for i := range b.N {
 		copy(work, pkt)
 		if _, err := m.Stage(work, 7, 3, i&1 == 1, g); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(b.N)/(cpuSeconds()-cpu), "stages/cpu-s")
 }

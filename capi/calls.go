@@ -7,6 +7,14 @@ package main
 #include <time.h>
 #include "ibreservoir.h"
 
+// cpu_seconds is the process's CPU time (every thread's), for the
+// benchmarks' per-CPU-second rates.
+static double cpu_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 // stage_loop is a C caller's loop of count switch stages on copies of pkt
 // (len bytes), carrying the state (8 words) from stage to stage, as a
 // scoreboard calls the library; it returns the first failing status.
@@ -24,13 +32,6 @@ static int stage_loop(ibr_model m, const uint8_t *pkt, size_t len, uint32_t *sta
 // packets of data (len bytes each, one after the other), count packets in
 // all (a multiple of n), with the caller's state (8 words) and per-packet
 // congested flags, as a scoreboard that batches its packets calls it.
-// *cpu receives the process's CPU seconds in the loop (every thread's).
-static double cpu_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int stage_batch_loop(ibr_model m, uint8_t *data, size_t len, size_t n, uint32_t *state, long count, double *cpu) {
   size_t *off = malloc(n * sizeof *off), *lens = malloc(n * sizeof *lens);
   uint8_t *cong = malloc(n);
@@ -135,6 +136,9 @@ func callStageBatchLoop(h uintptr, pkt []byte, n int, state []uint32, count int)
 	code := C.stage_batch_loop(C.ibr_model(h), data, C.size_t(len(pkt)), C.size_t(n), st, C.long(count), &cpu)
 	return status(code), float64(cpu)
 }
+
+// cpuSeconds is the process's CPU time so far.
+func cpuSeconds() float64 { return float64(C.cpu_seconds()) }
 
 func callBuildLoop(h uintptr, count int) status {
 	return status(C.build_loop(C.ibr_model(h), C.long(count)))
