@@ -134,8 +134,8 @@ func ibrgo_stage_batch(h C.ibr_model, data *C.uint8_t, size C.size_t, off, lens 
 			}
 		}
 		st, err := mo.stager(refmodel.Link{Switch: uint16(sw), Port: uint8(port)}, state, stateWords)
-		if err != nil {
-			return err
+		if err != nil { // the link or the state: refused before any packet
+			return &callError{codeOf(err), fmt.Errorf("ibr_stage_batch: %w", err)}
 		}
 		var rs []C.ibr_stage_result
 		if results != nil && n > 0 {

@@ -439,6 +439,15 @@ func newBatch(pkts [][]byte, cong []uint8) *batchArgs {
 	return b
 }
 
+// newLayout is a batch of n packets over data whose offsets and lengths
+// the caller sets (setOff, setLen); they start at 0.
+func newLayout(data []byte, n int, cong []uint8) *batchArgs {
+	b := newBatch(make([][]byte, n), cong)
+	cFree(unsafe.Pointer(b.data))
+	b.data, b.size = cBytes(data), len(data)
+	return b
+}
+
 func (b *batchArgs) free() {
 	for _, p := range []unsafe.Pointer{unsafe.Pointer(b.data), unsafe.Pointer(b.off), unsafe.Pointer(b.lens),
 		unsafe.Pointer(b.cong), unsafe.Pointer(b.status), unsafe.Pointer(b.results)} {
