@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"ibreservoir/header"
 	"ibreservoir/refmodel"
 )
 
@@ -55,7 +56,7 @@ func batchOf(call string, data *C.uint8_t, size C.size_t, off, lens *C.size_t, n
 		case l == 0:
 			return b, failf(errArg, "%s: packet %d: length 0", call, i)
 		case l > maxBuffer:
-			return b, failf(errArg, "%s: packet %d: length %d, more than any IBA packet (%d bytes at most)", call, i, l, 4*2047+2)
+			return b, failf(errArg, "%s: packet %d: length %d, more than any IBA packet (%d bytes at most)", call, i, l, 4*header.MaxPktLen+header.VCRCLen)
 		case o > size || l > size-o:
 			return b, failf(errArg, "%s: packet %d: bytes %d to %d, outside the batch's %d bytes", call, i, o, o+l-1, size)
 		case o < end:
