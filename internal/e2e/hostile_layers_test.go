@@ -48,6 +48,7 @@ func layerCases() []layerCase {
 		{"send(pkt, 70000)", "python", "ValueError", `^lid is 70000: want 0\.\.65535$`},
 		{"a state word of 2^32+1", "python", "ValueError", `^state\[0\] is 4294967297: want 0\.\.4294967295$`},
 		{"decoder(2**40, ...)", "python", "ValueError", `^path_len is 1099511627776: want 1\.\.2147483647$`},
+		{"a configuration with a NUL inside", "python", "ValueError", `^config has a NUL character at 6: C would read only what comes before it$`},
 		{"a multiprocessing worker started by fork", "python", "8", `^libibreservoir: called in the child of a fork\(\)`},
 		{"a multiprocessing worker started by spawn", "python", "0", `^hop_l 1$`},
 	}
@@ -353,6 +354,7 @@ def main():
         "send(pkt, 70000)": lambda: M.send(pkt, 70000),
         "a state word of 2^32+1": lambda: M.stage(pkt, 7, 3, state=[2**32 + 1, 0, 0, 0]),
         "decoder(2**40, ...)": lambda: M.decoder(2**40, [(1, 1, 1)]),
+        "a configuration with a NUL inside": lambda: LIB.model("seed=5\0count-bits=4"),
     }
     if case in calls:
         try:

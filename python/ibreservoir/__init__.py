@@ -91,6 +91,17 @@ def _int(name, value, lo, hi):
     return v
 
 
+def _text(name, value):
+    """A str as the NUL-terminated bytes C reads: a NUL inside would end it
+    early, so it is refused."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    i = value.find("\0")
+    if i >= 0:
+        raise ValueError(f"{name} has a NUL character at {i}: C would read only what comes before it")
+    return value.encode()
+
+
 def _bit(name, value):
     """A congested flag: a bool, or the integer 0 or 1."""
     if isinstance(value, bool):
@@ -164,7 +175,7 @@ class Library:
 
     def model(self, config=""):
         h, err = _H(), C.create_string_buffer(1024)
-        st = self.lib.ibr_model_new(config.encode(), C.byref(h), err, len(err))
+        st = self.lib.ibr_model_new(_text("config", config), C.byref(h), err, len(err))
         if st != OK:
             raise IbrError(st, err.value.decode())
         return Model(self, h.value)
@@ -364,12 +375,12 @@ class Model(_Handle):
 
     def field(self, pkt, name):
         v = C.c_uint64()
-        self._check(self.lib.lib.ibr_field_get(self.handle, _packet(pkt), len(pkt), name.encode(), C.byref(v)))
+        self._check(self.lib.lib.ibr_field_get(self.handle, _packet(pkt), len(pkt), _text("name", name), C.byref(v)))
         return v.value
 
     def set_field(self, pkt, name, value):
         value = _int(name, value, 0, (1 << 64) - 1)
-        self._check(self.lib.lib.ibr_field_set(self.handle, _packet(pkt), len(pkt), name.encode(), value))
+        self._check(self.lib.lib.ibr_field_set(self.handle, _packet(pkt), len(pkt), _text("name", name), value))
 
     def decoder(self, path_len, links):
         """A decoder over candidate links: (switch, port, hop) triples."""

@@ -83,6 +83,16 @@ class Ranges(unittest.TestCase):
             self.refused(lambda: d.estimates(2**31), "L is 2147483648: want 1..2147483647")
             self.refused(lambda: d.estimates(1, 1.5), "p is 1.5: want 0 < p < 1")
 
+    def test_strings_are_not_cut(self):
+        self.refused(lambda: LIB.model("seed=5\0count-bits=4"),
+                     "config has a NUL character at 6: C would read only what comes before it")
+        self.refused(lambda: self.m.field(self.pkt, "hop_bit\0x"),
+                     "name has a NUL character at 7: C would read only what comes before it")
+        with self.assertRaises(I.IbrError) as cm:
+            LIB.model(" " * 65528 + "seed=123456")
+        self.assertEqual(cm.exception.status, I.ERR_ARG)
+        self.assertTrue(cm.exception.message.startswith("configuration: longer than 65536 bytes"), cm.exception.message)
+
     def test_state_words_do_not_wrap(self):
         st = self.m.seed_state(7, 3)
         self.refused(lambda: self.m.set_port_state(7, 3, [w + (1 << 32) for w in st]),
