@@ -54,6 +54,26 @@ static int stage_batch_loop(ibr_model m, uint8_t *data, size_t len, size_t n, ui
   return r;
 }
 
+// add_packets_loop is a C caller's loop of ibr_decoder_add_packets calls on
+// the n packets of data (len bytes each), count packets in all (a multiple
+// of n). *cpu receives the process's CPU seconds in the loop.
+static int add_packets_loop(ibr_decoder d, uint8_t *data, size_t len, size_t n, long count, double *cpu) {
+  size_t *off = malloc(n * sizeof *off), *lens = malloc(n * sizeof *lens);
+  for (size_t i = 0; i < n; i++) {
+    off[i] = i * len;
+    lens[i] = len;
+  }
+  int r = IBR_OK;
+  double t0 = cpu_seconds();
+  for (long done = 0; done < count && r == IBR_OK; done += (long)n) {
+    r = ibr_decoder_add_packets(d, data, n * len, off, lens, n, NULL);
+  }
+  *cpu = cpu_seconds() - t0;
+  free(off);
+  free(lens);
+  return r;
+}
+
 // build_loop is a C caller's loop of count packet builds.
 static int build_loop(ibr_model m, long count) {
   uint8_t buf[256], payload[40] = {0};
@@ -134,6 +154,16 @@ func callStageBatchLoop(h uintptr, pkt []byte, n int, state []uint32, count int)
 	copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), 8), state)
 	var cpu C.double
 	code := C.stage_batch_loop(C.ibr_model(h), data, C.size_t(len(pkt)), C.size_t(n), st, C.long(count), &cpu)
+	return status(code), float64(cpu)
+}
+
+// callAddPacketsLoop runs add_packets_loop on n copies of pkt and returns
+// the CPU seconds it took.
+func callAddPacketsLoop(d uintptr, pkt []byte, n int, count int) (status, float64) {
+	data := cBytes(bytes.Repeat(pkt, n))
+	defer cFree(unsafe.Pointer(data))
+	var cpu C.double
+	code := C.add_packets_loop(C.ibr_decoder(d), data, C.size_t(len(pkt)), C.size_t(n), C.long(count), &cpu)
 	return status(code), float64(cpu)
 }
 
