@@ -51,8 +51,9 @@
  *
  * fork(). The library is the Go runtime, whose threads do not survive fork():
  * in the child of a process that has loaded the library, every function
- * returns IBR_ERR_FORK at once (ibr_model_new and ibr_last_error say why in
- * their buffers) and nothing reaches the runtime. Use the library in the
+ * that returns a status returns IBR_ERR_FORK at once (ibr_model_new and
+ * ibr_last_error say why in their buffers; ibr_error_count gives 0,
+ * ibr_packet_spec_init works) and nothing reaches the runtime. Use the library in the
  * parent, or in a process that was started by exec (posix_spawn, fork+exec);
  * from Python's multiprocessing, use the "spawn" or "forkserver" start
  * method, whose workers load the library afresh.
