@@ -9,4 +9,4 @@
 # it exercises). About half a minute; CI runs it from scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-IBRESERVOIR_HOSTILE=1 exec go test -count=1 -timeout 10m -run '^TestHostile$' -v ./internal/e2e "$@"
+IBRESERVOIR_HOSTILE=1 exec go test -count=1 -timeout 10m -run '^TestHostile' -v ./internal/e2e "$@"
