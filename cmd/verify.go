@@ -370,7 +370,7 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 		}
 		want = &c
 	}
-	vf, err := cosim.OpenVectorFile(o.Vectors, want, o.Flags.depth)
+	vf, err := cosim.OpenVectorFile(ctx, o.Vectors, want, o.Flags.depth)
 	if err != nil {
 		return err
 	}
