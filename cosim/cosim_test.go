@@ -15,6 +15,7 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/lock"
 	"ibreservoir/internal/testtool"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
@@ -22,14 +23,34 @@ import (
 
 // workDir is a directory that keeps Verilator builds between test runs; a
 // build is reused only when its sources and flags are unchanged (the stamp).
+// The directories are shared by every run of these tests, so a test process
+// holds their lock (ibreservoir-test/cosim.lock) from its first use to its
+// exit: a second run at once waits for it instead of rebuilding under it.
 func workDir(t testing.TB, name string) string {
 	t.Helper()
 	d, err := os.UserCacheDir()
 	if err != nil {
 		d = os.TempDir()
 	}
-	return filepath.Join(d, "ibreservoir-test", name)
+	root := filepath.Join(d, "ibreservoir-test")
+	workLock.Do(func() {
+		if workLockErr = os.MkdirAll(root, 0o755); workLockErr == nil {
+			// Kept referenced: an unreachable lock file would be closed, and
+			// its lock dropped, by the garbage collector.
+			workUnlock, workLockErr = lock.File(filepath.Join(root, "cosim.lock"), root, true)
+		}
+	})
+	if workLockErr != nil {
+		t.Fatal(workLockErr)
+	}
+	return filepath.Join(root, name)
 }
+
+var (
+	workLock    sync.Once
+	workLockErr error
+	workUnlock  func() // never called: the lock is held to the process's exit
+)
 
 // TestVerifyAll: vectors for every hash x generator x count-width
 // configuration, each co-simulated in one Verilator build with zero

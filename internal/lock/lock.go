@@ -44,7 +44,16 @@ func Dir(dir string, wait bool) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, FileName)
+	return lockFile(filepath.Join(dir, FileName), dir, wait)
+}
+
+// File locks the lock file path (created if needed) as Dir locks its own,
+// for what has no directory of its own to hold it: a *BusyError names what.
+func File(path, what string, wait bool) (func(), error) {
+	return lockFile(path, what, wait)
+}
+
+func lockFile(path, what string, wait bool) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -52,7 +61,7 @@ func Dir(dir string, wait bool) (func(), error) {
 	if err := flock(f, wait); err != nil {
 		f.Close()
 		if errors.Is(err, errWouldBlock) {
-			return nil, &BusyError{Dir: dir, PID: readPID(path)}
+			return nil, &BusyError{Dir: what, PID: readPID(path)}
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
