@@ -117,7 +117,7 @@ func RecheckStage(ctx context.Context, dir string, m *Manifest) (*Manifest, erro
 		equal     bool
 	}{
 		{"seed", m.Seed, want.Seed, m.Seed == want.Seed},
-		{"config", string(m.Config), string(want.Config), jsonEqual(m.Config, want.Config)},
+		{"config", compact(m.Config), compact(want.Config), jsonEqual(m.Config, want.Config)},
 		{"config_digest", m.ConfigDigest, want.ConfigDigest, m.ConfigDigest == want.ConfigDigest},
 		{"rtl_module", m.RTL, want.RTL, m.RTL == want.RTL},
 		{"counts", m.Counts, want.Counts, maps.Equal(m.Counts, want.Counts)},
@@ -190,4 +190,13 @@ func edgesJSON(e *EdgeCoverage) string {
 	json.Unmarshal(b, &back)
 	b, _ = json.Marshal(back)
 	return string(b)
+}
+
+// compact is a JSON value on one line, for a message.
+func compact(b json.RawMessage) string {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return string(b)
+	}
+	return out.String()
 }
