@@ -264,7 +264,10 @@ func hostileCases() []hostileCase {
 		}), args: inV(bulkBin), exit: 1, stderr: want, timeout: 30 * time.Second})
 	}
 	setCount := func(n uint64) func(*testing.T, []byte) []byte {
-		return func(_ *testing.T, b []byte) []byte { binary.LittleEndian.PutUint64(b[vectors.BinPosCount:], n); return b }
+		return func(_ *testing.T, b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[vectors.BinPosCount:], n)
+			return b
+		}
 	}
 	countEdit("verify --vectors: header count 0, SHA-256s agreeing", setCount(0),
 		`v/bulk/mult0_ideal_c3/stage\.bin holds no vectors \(header count 0, manifest 136\): a run would check nothing`)
