@@ -141,11 +141,19 @@ func writeUnit(dir string, files []verilog.File) ([]string, error) {
 		return nil, err
 	}
 	defer release()
-	var paths []string
+	// Every file the commit will rename into place must be free to take:
+	// a rename that failed half-way would leave some files new, some old.
 	for _, f := range files {
 		if f.Name != filepath.Base(f.Name) {
 			return nil, fmt.Errorf("verilog file %q: a name, not a path", f.Name)
 		}
+		p := filepath.Join(dir, f.Name)
+		if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("--out %s: %s is in the way (not a regular file): the run writes a file there; move it away", dir, p)
+		}
+	}
+	var paths []string
+	for _, f := range files {
 		if err := os.WriteFile(d.Path(f.Name), f.Data, 0o644); err != nil {
 			return nil, err
 		}
