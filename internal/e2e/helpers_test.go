@@ -155,7 +155,7 @@ type runOpts struct {
 	// when, if set, sends sig once it holds (polled), instead of after
 	// interrupt: a run is interrupted on a condition (its output started,
 	// a progress line), not after a time whose work depends on the load.
-	when func(stdout, stderr string) bool
+	when func(pid int, stdout, stderr string) bool
 }
 
 func run(argv []string, o runOpts) result {
@@ -194,7 +194,7 @@ func run(argv []string, o runOpts) result {
 					return
 				case <-tick.C:
 				}
-				if o.when(out.String(), errb.String()) {
+				if o.when(cmd.Process.Pid, out.String(), errb.String()) {
 					sentAt.Store(max(1, int64(time.Since(start))))
 					cmd.Process.Signal(o.sig)
 					return

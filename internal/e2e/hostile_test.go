@@ -47,9 +47,12 @@ type hostileCase struct {
 	// wait for, after the given delay: the run must stop within
 	// stopWithin of it, with exit status 128+sig, and leave no process of
 	// its own running.
-	sig   syscall.Signal
-	when  func(dir, stdout, stderr string) bool
-	after time.Duration
+	sig  syscall.Signal
+	when func(dir, stdout, stderr string) bool
+	// whenRead, instead, sends sig once the process has read this many
+	// bytes (for a command that prints nothing before it finishes).
+	whenRead int64
+	after    time.Duration
 	// exit is the exit status that is right: 0 (a correct result), 1 (a
 	// clear error), 2 (a failed verdict), 130/143 (interrupted).
 	exit int
@@ -380,8 +383,8 @@ func hostileCases() []hostileCase {
 
 	// ---- interrupts: SIGINT and SIGTERM mid-run.
 	// Interrupted once they show their work has begun (the sweep's note,
-	// the stream's first draws); stats and packet check print nothing
-	// before they finish, so a delay far below their run time stands in.
+	// the stream's first draws, packet check's first 4 MB read); stats prints
+	// nothing before it finishes, so a delay far below its minutes stands in.
 	add(hostileCase{name: "hash sweep siphash, SIGINT", args: []string{"hash", "sweep", "--hash", "siphash"},
 		sig: syscall.SIGINT, when: func(_, _, stderr string) bool { return strings.Contains(stderr, "note: siphash has no vector form") }, exit: 130, stderr: `interrupted by SIGINT: stopped; outputs not finished were removed and earlier ones left as they were`})
 	add(hostileCase{name: "packet check 30 MB, SIGTERM",
@@ -389,7 +392,7 @@ func hostileCases() []hostileCase {
 			repeatCapture(t, filepath.Join(dir, "huge.pcap"), hca, 30<<20)
 			return nil
 		},
-		args: []string{"packet", "check", "huge.pcap"}, sig: syscall.SIGTERM, after: 300 * time.Millisecond, exit: 143, stderr: `interrupted by SIGTERM: stopped; outputs not finished were removed and earlier ones left as they were`})
+		args: []string{"packet", "check", "huge.pcap"}, sig: syscall.SIGTERM, whenRead: 4 << 20, exit: 143, stderr: `interrupted by SIGTERM: stopped; outputs not finished were removed and earlier ones left as they were`})
 	add(hostileCase{name: "rng stream of 10^12 draws, SIGTERM", args: []string{"rng", "stream", "--draws", "1000000000000"},
 		sig: syscall.SIGTERM, when: func(_, stdout, _ string) bool { return strings.Contains(stdout, "\ndraws ") }, exit: 143, stderr: `interrupted by SIGTERM: stopped; outputs not finished were removed and earlier ones left as they were`})
 	// The simulation is interrupted once its progress line shows packets
@@ -507,8 +510,11 @@ func runHostile(t *testing.T, bin string, c hostileCase) []string {
 		timeout = time.Minute
 	}
 	o := runOpts{dir: dir, timeout: timeout, interrupt: c.after, sig: c.sig}
-	if c.when != nil {
-		o.when = func(stdout, stderr string) bool { return c.when(dir, stdout, stderr) }
+	switch {
+	case c.when != nil:
+		o.when = func(_ int, stdout, stderr string) bool { return c.when(dir, stdout, stderr) }
+	case c.whenRead > 0:
+		o.when = func(pid int, _, _ string) bool { return bytesRead(pid) >= c.whenRead }
 	}
 	r := run(append([]string{bin}, argv...), o)
 	orphans := reapOrphans()
@@ -543,7 +549,7 @@ func runHostile(t *testing.T, bin string, c hostileCase) []string {
 		bad("stdout does not show %q:\n%s", c.stdout, tail(r.stdout, 8))
 	}
 	sentAt := c.after
-	if c.when != nil {
+	if o.when != nil {
 		sentAt = r.sentAfter
 		if sentAt == 0 {
 			bad("the interrupt's condition never held: the run ended (exit %d) before it could be interrupted", r.exit)
@@ -671,6 +677,22 @@ var (
 	cacheErr    error
 	cacheUnlock func() // never called: held to the process's exit
 )
+
+// bytesRead is what process pid has read so far (/proc/pid/io rchar), 0 if
+// unknown.
+func bytesRead(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "rchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
 
 // reapOrphans finds the processes a run left behind: the test process is
 // the child subreaper (TestHostile), so a process that outlived the
