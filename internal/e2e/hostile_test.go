@@ -49,9 +49,11 @@ type hostileCase struct {
 	// its own running.
 	sig  syscall.Signal
 	when func(dir, stdout, stderr string) bool
-	// whenRead, instead, sends sig once the process has read this many
-	// bytes (for a command that prints nothing before it finishes).
+	// whenRead and whenCPU, instead, send sig once the process has read
+	// this many bytes, or used this much CPU time (for a command that
+	// prints nothing before it finishes).
 	whenRead int64
+	whenCPU  time.Duration
 	after    time.Duration
 	// exit is the exit status that is right: 0 (a correct result), 1 (a
 	// clear error), 2 (a failed verdict), 130/143 (interrupted).
@@ -383,8 +385,8 @@ func hostileCases() []hostileCase {
 
 	// ---- interrupts: SIGINT and SIGTERM mid-run.
 	// Interrupted once they show their work has begun (the sweep's note,
-	// the stream's first draws, packet check's first 4 MB read); stats prints
-	// nothing before it finishes, so a delay far below its minutes stands in.
+	// the stream's first draws, packet check's first 4 MB read, stats's first
+	// half second of CPU time).
 	add(hostileCase{name: "hash sweep siphash, SIGINT", args: []string{"hash", "sweep", "--hash", "siphash"},
 		sig: syscall.SIGINT, when: func(_, _, stderr string) bool { return strings.Contains(stderr, "note: siphash has no vector form") }, exit: 130, stderr: `interrupted by SIGINT: stopped; outputs not finished were removed and earlier ones left as they were`})
 	add(hostileCase{name: "packet check 30 MB, SIGTERM",
@@ -406,7 +408,7 @@ func hostileCases() []hostileCase {
 		when: func(_, _, stderr string) bool { return regexp.MustCompile(`\((?:[1-9]\d*)/\d+\)`).MatchString(stderr) },
 		exit: 130, stderr: `interrupted by SIGINT: stopped; outputs not finished were removed and earlier ones left as they were`})
 	add(hostileCase{name: "stats, SIGTERM", args: []string{"stats", "--json", "s.json"},
-		sig: syscall.SIGTERM, after: time.Second, exit: 143, stderr: `interrupted by SIGTERM: stopped; outputs not finished were removed and earlier ones left as they were`})
+		sig: syscall.SIGTERM, whenCPU: 500 * time.Millisecond, exit: 143, stderr: `interrupted by SIGTERM: stopped; outputs not finished were removed and earlier ones left as they were`})
 	// vectors is interrupted once a set's file has begun in its staging
 	// directory; the whole previous directory must be left as it was.
 	staged := func(out, file string) func(dir, _, _ string) bool {
@@ -515,6 +517,8 @@ func runHostile(t *testing.T, bin string, c hostileCase) []string {
 		o.when = func(_ int, stdout, stderr string) bool { return c.when(dir, stdout, stderr) }
 	case c.whenRead > 0:
 		o.when = func(pid int, _, _ string) bool { return bytesRead(pid) >= c.whenRead }
+	case c.whenCPU > 0:
+		o.when = func(pid int, _, _ string) bool { return cpuTime(pid) >= c.whenCPU }
 	}
 	r := run(append([]string{bin}, argv...), o)
 	orphans := reapOrphans()
@@ -692,6 +696,22 @@ func bytesRead(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// cpuTime is the CPU time process pid has used so far (/proc/pid/stat utime
+// and stime), 0 if unknown.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * time.Second / 100 // clock ticks: USER_HZ is 100 on Linux
 }
 
 // reapOrphans finds the processes a run left behind: the test process is
