@@ -563,7 +563,7 @@ func runHostile(t *testing.T, bin string, c hostileCase) []string {
 		bad("took %s to stop after the signal, more than %s", (r.wall - sentAt).Round(time.Millisecond), stopWithin)
 	}
 	for _, o := range orphans {
-		bad("left a process running after it exited: %s", o)
+		bad("left a process running %s after it exited: %s", orphanGrace, o)
 	}
 	limit := c.maxRSSMB
 	if limit == 0 {
@@ -716,35 +716,57 @@ func cpuTime(pid int) time.Duration {
 
 // reapOrphans finds the processes a run left behind: the test process is
 // the child subreaper (TestHostile), so a process that outlived the
-// command it came from is reparented here. It kills and reaps them, and
-// describes each.
+// command it came from is reparented here. One the command killed may take
+// a moment to end (a compiler in disk I/O): what still runs orphanGrace
+// after the command exited is left behind. It reaps the ended ones, kills
+// and reaps the rest, and describes each of these.
 func reapOrphans() []string {
-	var out []string
-	es, _ := os.ReadDir("/proc")
-	for _, e := range es {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	deadline := time.Now().Add(orphanGrace)
+	for {
+		running := map[int]string{}
+		es, _ := os.ReadDir("/proc")
+		for _, e := range es {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid ...
+			i := bytes.LastIndexByte(b, ')')
+			f := strings.Fields(string(b[i+1:]))
+			if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+				continue
+			}
+			if f[0] == "Z" {
+				var ws syscall.WaitStatus
+				syscall.Wait4(pid, &ws, 0, nil)
+				continue
+			}
+			running[pid] = fmt.Sprintf("pid %d %s state %s", pid, b[:i+1], f[0])
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
+		if len(running) == 0 {
+			return nil
 		}
-		// pid (comm) state ppid ...
-		i := bytes.LastIndexByte(b, ')')
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
-			continue
+		if time.Now().After(deadline) {
+			var out []string
+			for pid, d := range running {
+				out = append(out, d)
+				syscall.Kill(pid, syscall.SIGKILL)
+				var ws syscall.WaitStatus
+				syscall.Wait4(pid, &ws, 0, nil)
+			}
+			sort.Strings(out)
+			return out
 		}
-		if f[0] != "Z" {
-			out = append(out, fmt.Sprintf("pid %d %s", pid, b[:i+1]))
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, 0, nil)
+		time.Sleep(20 * time.Millisecond)
 	}
-	return out
 }
+
+// orphanGrace is how long a process the command killed may take to end.
+const orphanGrace = 2 * time.Second
 
 // ---- inputs
 
