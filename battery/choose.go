@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"ibreservoir/internal/synthrec"
+	"ibreservoir/refmodel"
+	"ibreservoir/verilog"
 	"io"
 	"slices"
 	"strings"
@@ -58,8 +60,48 @@ func ReadDecodeRecord(rd io.Reader) (*DecodeRecord, error) {
 // A SynthesisEntry is one RTL configuration's cost (docs/synthesis.json).
 type SynthesisEntry = synthrec.Record
 
-// ReadSynthesis reads docs/synthesis.json.
-func ReadSynthesis(rd io.Reader) ([]SynthesisEntry, error) { return synthrec.Read(rd) }
+// ReadSynthesis reads docs/synthesis.json (synthrec.Read checks each entry)
+// and checks it whole: every entry is a configuration of the RTL
+// (verilog.Matrix) whose name, hash, generator and width agree, and every
+// configuration of the RTL has its entry, so that the cheapest sound
+// configuration is chosen among all of them, not among those a file kept.
+func ReadSynthesis(rd io.Reader) ([]SynthesisEntry, error) {
+	rs, err := synthrec.Read(rd)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]verilog.Config{}
+	for _, c := range verilog.Matrix() {
+		byName[c.Name()] = c
+	}
+	have := map[string]bool{}
+	for i, r := range rs {
+		c, ok := byName[r.Name]
+		if !ok {
+			return nil, fmt.Errorf("read synthesis costs: entry %d: %s is no configuration of the RTL (verilog --all lists them)", i+1, r.Name)
+		}
+		cb := c.CountBits
+		if c.Generator == refmodel.GeneratorSender {
+			cb = 0
+		}
+		if r.Hash != c.Hash.Kind.String() || r.Generator != c.Generator || r.CountBits != cb || r.SenderL != c.SenderL {
+			return nil, fmt.Errorf("read synthesis costs: entry %d: %s says hash %s, generator %s, count_bits %d, sender_l %d, but %s is hash %s, generator %s, count_bits %d, sender_l %d",
+				i+1, r.Name, r.Hash, r.Generator, r.CountBits, r.SenderL, r.Name, c.Hash.Kind, c.Generator, cb, c.SenderL)
+		}
+		have[r.Name] = true
+	}
+	var missing []string
+	for _, c := range verilog.Matrix() {
+		if !have[c.Name()] {
+			missing = append(missing, c.Name())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("read synthesis costs: no entry for %d configurations of the RTL (%s): the cheapest would be chosen among the rest; synthesize every one (verify --synth --synth-table)",
+			len(missing), strings.Join(missing[:min(3, len(missing))], ", ")+map[bool]string{true: ", ...", false: ""}[len(missing) > 3])
+	}
+	return rs, nil
+}
 
 // chooseCountBits is the hop-count width the table compares at: section
 // 5.7's b >= 3 for fat trees (the sender draws at their synthesized L).

@@ -1,6 +1,10 @@
 package battery
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -81,5 +85,44 @@ func TestChooseTable(t *testing.T) {
 	// A configuration the record has no verdict for is an error, not a gap.
 	if _, err := ChooseTable(chooseRecord(), []SynthesisEntry{{Name: "x", Hash: "crc16", Generator: "ideal", CountBits: 3}}); err == nil {
 		t.Error("a hash without a decode part was accepted")
+	}
+}
+
+// TestReadSynthesisRefuses: docs/synthesis.json reads whole, and each way
+// a file can mislead the choice (a negative area would be the cheapest, a
+// missing configuration changes the choice silently, a duplicate or a row
+// whose fields contradict its name) is refused, naming the entry.
+func TestReadSynthesisRefuses(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "synthesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSynthesis(bytes.NewReader(raw)); err != nil {
+		t.Fatalf("docs/synthesis.json: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func([]map[string]any) []map[string]any
+		want string
+	}{
+		{"negative area", func(rs []map[string]any) []map[string]any { rs[3]["area_um2"] = -5.0; return rs }, "entry 4 (parity_lfsr_lut_b16_c4): area_um2 -5: a measured cost is above zero"},
+		{"negative cells", func(rs []map[string]any) []map[string]any { rs[0]["cells"] = -1; return rs }, "entry 1 (parity_ideal_c3): cells -1: a count is zero or more"},
+		{"missing configuration", func(rs []map[string]any) []map[string]any { return rs[1:] }, "no entry for 1 configurations of the RTL (parity_ideal_c3)"},
+		{"duplicate", func(rs []map[string]any) []map[string]any { return append(rs, rs[0]) }, "entries 1 and 89 are both parity_ideal_c3"},
+		{"contradicting row", func(rs []map[string]any) []map[string]any { rs[0]["hash"] = "siphash"; return rs }, "entry 1: parity_ideal_c3 says hash siphash"},
+		{"width and sender draws", func(rs []map[string]any) []map[string]any { rs[0]["sender_l"] = 3; return rs }, "count_bits 3, sender_l 3: want one of them"},
+		{"unknown configuration", func(rs []map[string]any) []map[string]any { rs[0]["name"] = "parity_ideal_c9"; return rs }, "parity_ideal_c9 is no configuration of the RTL"},
+	} {
+		var rs []map[string]any
+		if err := json.Unmarshal(raw, &rs); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(c.edit(rs))
+		if _, err := ReadSynthesis(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := ReadSynthesis(bytes.NewReader(append(bytes.Clone(raw), "[]"...))); err == nil || !strings.Contains(err.Error(), "more after the list of entries") {
+		t.Errorf("junk after the list: %v", err)
 	}
 }

@@ -53,6 +53,9 @@ ibreservoir stage command that writes the packet as a vector. It exits 1 on
 any mismatch. docs/testbench.md describes the layers.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
+		if err := refuseEmpty(cmd.Flags()); err != nil {
+			return err
+		}
 		return runScoreboard(cmd.Context(), cmd.OutOrStdout(), scoreboardOpts)
 	},
 }
@@ -63,12 +66,12 @@ func init() {
 		"configurations: flags (the one the RTL flags choose), all (every hash x generator x count width), subset (one per hash), or comma-separated names like mult0_ideal_c3")
 	fs.StringVar(&scoreboardOpts.Work, "work", scoreboardOpts.Work, "work directory: the C library and the Verilator build")
 	fs.StringVar(&scoreboardOpts.Lib, "lib", "", "a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi); default: build it")
-	cli.IntVar(fs, &scoreboardOpts.Packets, "packets", 1, math.MaxInt, "packets per configuration")
+	cli.IntVar(fs, &scoreboardOpts.Packets, "packets", 1, math.MaxUint32, "packets per configuration")
 	fs.Uint64Var(&scoreboardOpts.Seed, "seed", scoreboardOpts.Seed, "seed of the random packets and of the ports' generator states")
-	cli.IntVar(fs, &scoreboardOpts.Chain, "chain", 1, math.MaxInt, "packets through each port before the next (a port's generator state is loaded at its first)")
+	cli.IntVar(fs, &scoreboardOpts.Chain, "chain", 1, math.MaxUint32, "packets through each port before the next (a port's generator state is loaded at its first)")
 	cli.IntVar(fs, &scoreboardOpts.Stall, "stall", 0, dpi.MaxPercent, "percent of cycles with the egress ready low (at 100 nothing moves)")
 	cli.IntVar(fs, &scoreboardOpts.Gap, "gap", 0, dpi.MaxPercent, "percent chance of an idle ingress cycle before a packet")
-	cli.IntVar(fs, &scoreboardOpts.MaxFail, "max-fail", 0, math.MaxInt, "mismatches printed in full per configuration (all are counted)")
+	cli.IntVar(fs, &scoreboardOpts.MaxFail, "max-fail", 0, math.MaxUint32, "mismatches printed in full per configuration (all are counted)")
 	bindRTLFlags(fs, &scoreboardOpts.Flags)
 	rootCmd.AddCommand(scoreboardCmd)
 }
@@ -88,6 +91,16 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if len(cfgs) == 0 {
 		return fmt.Errorf("--configs %q chooses no configuration", o.Configs)
 	}
+	if o.Lib != "" {
+		if err := checkLibrary(o.Lib); err != nil {
+			return err
+		}
+	}
+	release, err := lockWork(o.Work)
+	if err != nil {
+		return err
+	}
+	defer release()
 	fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s) in %s\n", len(cfgs), o.Work)
 	b, err := dpi.Build(ctx, o.Work, cfgs, o.Lib)
 	if err != nil {
@@ -113,6 +126,10 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	}
 	return nil
 }
+
+// The testbench counts packets, chains and mismatches in 32-bit unsigned
+// plusargs (dpi/example/ibr_dpi_tb.sv): --packets, --chain and --max-fail
+// stop at math.MaxUint32.
 
 // reproPrefix is how the user runs this tool: "go run ." from a go run
 // build, else the command as invoked.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"ibreservoir/dpi"
+	"ibreservoir/internal/lock"
 	"ibreservoir/internal/testtool"
 )
 
@@ -33,6 +34,14 @@ func TestScoreboardCommand(t *testing.T) {
 	}
 	o := scoreboardOpts
 	o.Work = filepath.Join(cache, "ibreservoir-test", "cmd-scoreboard")
+	// The directory is shared by every run of this test: a second run at
+	// once waits here for the first (the run's own lock would refuse it).
+	os.MkdirAll(filepath.Dir(o.Work), 0o755)
+	unlock, err := lock.File(o.Work+".wait", o.Work, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	o.Packets = 3000
 	var out bytes.Buffer
 	err = runScoreboard(context.Background(), &out, o)

@@ -66,6 +66,9 @@ of every format.`,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := vectorsOpts
 		o.given = givenFlags(cmd.Flags())
+		if err := refuseEmpty(cmd.Flags()); err != nil {
+			return err
+		}
 		return runVectors(cmd.Context(), cmd.OutOrStdout(), o)
 	},
 }

@@ -95,6 +95,9 @@ library and z3 come from scripts/setup.sh.`,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := verifyOpts
 		o.given = givenFlags(cmd.Flags())
+		if err := refuseEmpty(cmd.Flags()); err != nil {
+			return err
+		}
 		return runVerify(cmd.Context(), cmd.OutOrStdout(), o)
 	},
 }
@@ -162,12 +165,17 @@ func pickConfigs(spec string, flags rtlFlags, pool []verilog.Config) ([]verilog.
 		return out, nil
 	}
 	var out []verilog.Config
+	seen := map[string]bool{}
 	for _, n := range strings.Split(spec, ",") {
 		c, ok := byName[strings.TrimSpace(n)]
 		if !ok {
 			sort.Strings(names)
 			return nil, fmt.Errorf("no configuration %q; use all, flags, or names such as %s", n, strings.Join(names[:min(4, len(names))], ", "))
 		}
+		if seen[c.Name()] {
+			return nil, fmt.Errorf("%s twice in %q: name each configuration once", c.Name(), spec)
+		}
+		seen[c.Name()] = true
 		out = append(out, c)
 	}
 	return out, nil
@@ -304,6 +312,11 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if o.Synth {
 		synth = cfgs
 	}
+	release, err := lockWork(o.Work)
+	if err != nil {
+		return err
+	}
+	defer release()
 	t0 := time.Now()
 	rep := &cosim.Report{}
 	if len(cfgs) > 0 {
@@ -370,7 +383,7 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 		}
 		want = &c
 	}
-	vf, err := cosim.OpenVectorFile(o.Vectors, want, o.Flags.depth)
+	vf, err := cosim.OpenVectorFile(ctx, o.Vectors, want, o.Flags.depth)
 	if err != nil {
 		return err
 	}
@@ -378,6 +391,11 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("--depth: %w", err)
 	}
+	release, err := lockWork(o.Work)
+	if err != nil {
+		return err
+	}
+	defer release()
 	m, err := cosim.BuildVerilator(ctx, filepath.Join(o.Work, fmt.Sprintf("verilator-%s-x%d", c.Name(), o.Lanes)), []verilog.Config{c}, o.Lanes)
 	if err != nil {
 		return err

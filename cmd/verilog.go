@@ -3,6 +3,8 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,7 +12,9 @@ import (
 
 	"ibreservoir/cosim"
 	"ibreservoir/hash"
+	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cli"
+	"ibreservoir/internal/lock"
 	"ibreservoir/verilog"
 )
 
@@ -72,6 +76,9 @@ every configuration the default vectors cover. docs/rtl.md describes the
 architecture and the ports.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
+		if err := refuseEmpty(cmd.Flags()); err != nil {
+			return err
+		}
 		return runVerilog(cmd.OutOrStdout(), verilogOpts)
 	},
 }
@@ -106,7 +113,7 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 		}
 		files = append(files, verilog.File{Name: cosim.ExampleTB, Data: tb})
 	}
-	paths, err := verilog.Write(o.Out, files)
+	paths, err := writeUnit(o.Out, files)
 	if err != nil {
 		return err
 	}
@@ -116,4 +123,44 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 			strings.ReplaceAll(cosim.ExampleCommands("STAGE.hex"), "\n", "\n  "))
 	}
 	return nil
+}
+
+// writeUnit writes the files into dir as one unit: dir is locked against
+// another run for the whole write (a second run fails at once, naming it),
+// the files go to a staging directory inside it, and only when every one
+// is complete are they moved into place; a failed or interrupted run
+// leaves dir's files as they were.
+func writeUnit(dir string, files []verilog.File) ([]string, error) {
+	d, err := atomicfile.CreateDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Abort()
+	release, err := lock.Parent(dir, "--out "+dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	// Every file the commit will rename into place must be free to take:
+	// a rename that failed half-way would leave some files new, some old.
+	for _, f := range files {
+		if f.Name != filepath.Base(f.Name) {
+			return nil, fmt.Errorf("verilog file %q: a name, not a path", f.Name)
+		}
+		p := filepath.Join(dir, f.Name)
+		if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("--out %s: %s is in the way (not a regular file): the run writes a file there; move it away", dir, p)
+		}
+	}
+	var paths []string
+	for _, f := range files {
+		if err := os.WriteFile(d.Path(f.Name), f.Data, 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, filepath.Join(dir, f.Name))
+	}
+	if err := d.Commit(); err != nil {
+		return nil, err
+	}
+	return paths, nil
 }

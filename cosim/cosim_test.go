@@ -15,6 +15,7 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/lock"
 	"ibreservoir/internal/testtool"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
@@ -22,14 +23,34 @@ import (
 
 // workDir is a directory that keeps Verilator builds between test runs; a
 // build is reused only when its sources and flags are unchanged (the stamp).
+// The directories are shared by every run of these tests, so a test process
+// holds their lock (ibreservoir-test/cosim.lock) from its first use to its
+// exit: a second run at once waits for it instead of rebuilding under it.
 func workDir(t testing.TB, name string) string {
 	t.Helper()
 	d, err := os.UserCacheDir()
 	if err != nil {
 		d = os.TempDir()
 	}
-	return filepath.Join(d, "ibreservoir-test", name)
+	root := filepath.Join(d, "ibreservoir-test")
+	workLock.Do(func() {
+		if workLockErr = os.MkdirAll(root, 0o755); workLockErr == nil {
+			// Kept referenced: an unreachable lock file would be closed, and
+			// its lock dropped, by the garbage collector.
+			workUnlock, workLockErr = lock.File(filepath.Join(root, "cosim.lock"), root, true)
+		}
+	})
+	if workLockErr != nil {
+		t.Fatal(workLockErr)
+	}
+	return filepath.Join(root, name)
 }
+
+var (
+	workLock    sync.Once
+	workLockErr error
+	workUnlock  func() // never called: the lock is held to the process's exit
+)
 
 // TestVerifyAll: vectors for every hash x generator x count-width
 // configuration, each co-simulated in one Verilator build with zero
@@ -593,7 +614,7 @@ func TestVectorFileChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := filepath.Join(root, vectors.KindStage, mult0.Name(), "stage.bin")
-	vf, err := OpenVectorFile(good, &mult0, 2)
+	vf, err := OpenVectorFile(context.Background(), good, &mult0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,7 +624,7 @@ func TestVectorFileChecks(t *testing.T) {
 	}
 	other := filepath.Join(root, vectors.KindBulk, crc.Name(), "stage.bin")
 	var cm *ConfigMismatchError
-	if _, err := OpenVectorFile(other, &mult0, 2); !errors.As(err, &cm) {
+	if _, err := OpenVectorFile(context.Background(), other, &mult0, 2); !errors.As(err, &cm) {
 		t.Errorf("a crc32 file against mult0: %v, want a configuration mismatch", err)
 	}
 	if _, err := m.Run(context.Background(), 0, other, RunOptions{}); err == nil || !strings.Contains(err.Error(), "configuration mismatch") {
@@ -613,24 +634,27 @@ func TestVectorFileChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []uint64{0, 1, vf.Header.Count - 1} {
+	for _, n := range []uint64{0, 1, vf.Header.Count - 1, 1 << 40} {
 		bad := bytes.Clone(b)
 		binary.LittleEndian.PutUint64(bad[vectors.BinPosCount:], n)
 		p := filepath.Join(t.TempDir(), "stage.bin")
 		os.WriteFile(p, bad, 0o644)
 		if _, err := m.Run(context.Background(), 0, p, RunOptions{Parts: 2}); err == nil {
 			t.Errorf("a header count of %d over %d records ran", n, vf.Header.Count)
+		} else if n == 1<<40 && !strings.Contains(err.Error(), "the header counts 1099511627776 vectors, but its") {
+			// Not a failed allocation: the count is checked against the size.
+			t.Errorf("a header count of 2^40: %v", err)
 		}
 		// Beside the manifest, the file no longer matches it.
 		os.WriteFile(good, bad, 0o644)
-		if _, err := OpenVectorFile(good, nil, 2); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		if _, err := OpenVectorFile(context.Background(), good, nil, 2); err == nil || !strings.Contains(err.Error(), "SHA-256") {
 			t.Errorf("a changed file beside its manifest: %v", err)
 		}
 		os.WriteFile(good, b, 0o644)
 	}
 	lone := filepath.Join(t.TempDir(), "stage.bin")
 	os.WriteFile(lone, b, 0o644)
-	if _, err := OpenVectorFile(lone, nil, 2); err == nil || !strings.Contains(err.Error(), "manifest.json") {
+	if _, err := OpenVectorFile(context.Background(), lone, nil, 2); err == nil || !strings.Contains(err.Error(), "manifest.json") {
 		t.Errorf("a file without a manifest: %v", err)
 	}
 }

@@ -46,6 +46,7 @@ func TBHeader() []byte {
 		{"kMinPacket", vectors.MinPacket, "shortest packet (LRH byte 0 through the VCRC)"},
 		{"kMaxPacket", vectors.MaxPacket, "longest packet"},
 		{"kMaxStateBits", vectors.MaxStateBits, "widest generator state"},
+		{"kMinRecord", vectors.MinRecord, "shortest record: the head and the shortest packet, padded"},
 	} {
 		fmt.Fprintf(&b, "constexpr size_t %s = %d;  // %s\n", c.name, c.v, c.doc)
 	}

@@ -433,10 +433,12 @@ type VectorFile struct {
 // OpenVectorFile checks a binary vector file (stage.bin of a vector set)
 // before anything is simulated: its set is whole (the manifest's sizes and
 // SHA-256, index.json; vectors.CheckSet), the file header's vector count and
-// configuration digest agree with the manifest, the count is not zero, and,
+// configuration digest agree with the manifest, the count is not zero and
+// fits the file, what the manifest says of the vectors is what the model
+// makes (vectors.RecheckStage), and,
 // if want is given, the file is for that configuration (else a
 // *ConfigMismatchError). depth is the pipeline depth of the RTL to run.
-func OpenVectorFile(path string, want *verilog.Config, depth int) (*VectorFile, error) {
+func OpenVectorFile(ctx context.Context, path string, want *verilog.Config, depth int) (*VectorFile, error) {
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -472,6 +474,11 @@ func OpenVectorFile(path string, want *verilog.Config, depth int) (*VectorFile, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if err := vectors.CheckCount(h, st.Size()); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	c, err := m.RTLConfig()
 	if err != nil {
 		return nil, err
@@ -490,6 +497,11 @@ func OpenVectorFile(path string, want *verilog.Config, depth int) (*VectorFile, 
 			return nil, &ConfigMismatchError{File: path, FileConfig: c.Name(), FileDigest: h.Digest, RTLConfig: want.Name(), RTLDigest: d}
 		}
 	}
+	// What the run reports (coverage, counts, replay) comes from the
+	// vectors, not from what the manifest claims.
+	if m, err = vectors.RecheckStage(ctx, dir, m); err != nil {
+		return nil, err
+	}
 	return &VectorFile{Path: path, Manifest: m, Header: h, Config: c}, nil
 }
 
@@ -505,8 +517,8 @@ func (vf *VectorFile) Run(ctx context.Context, m *Model, sel int, o RunOptions) 
 }
 
 // Coverage is the run's coverage: the bins of Alg. 8 (ReachableBins) it
-// missed or hit outside them, and the file's comparator-edge coverage (its
-// manifest's).
+// missed or hit outside them, and the file's comparator-edge coverage (as
+// RecheckStage recomputed it from the vectors).
 func (vf *VectorFile) Coverage(r *Result) (*ConfigReport, error) {
 	cr := &ConfigReport{Config: vf.Config, Vectors: int(vf.Header.Count), Verilator: r}
 	var edges vectors.EdgeCoverage

@@ -14,6 +14,7 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/lock"
 	"ibreservoir/internal/testtool"
 	"ibreservoir/rng"
 	"ibreservoir/vectors"
@@ -21,14 +22,36 @@ import (
 )
 
 // workDir keeps builds between test runs; a build is reused only when its
-// sources, library and flags are unchanged.
+// sources, library and flags are unchanged. The directories are shared by
+// every run of these tests, so a test process holds their lock
+// (ibreservoir-test/dpi.lock) from its first use to its exit: a second run
+// at once waits for it instead of rebuilding under it.
 func workDir(name string) string {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		d = os.TempDir()
 	}
-	return filepath.Join(d, "ibreservoir-test", "dpi", name)
+	workLock.Do(func() {
+		workRoot = filepath.Join(d, "ibreservoir-test")
+		err := os.MkdirAll(workRoot, 0o755)
+		if err == nil {
+			// Kept referenced: the garbage collector would close an
+			// unreachable lock file, and drop its lock.
+			workUnlock, err = lock.File(filepath.Join(workRoot, "dpi.lock"), workRoot, true)
+		}
+		if err != nil {
+			// No shared directory to lock: a private one (nothing kept).
+			workRoot, _ = os.MkdirTemp("", "ibreservoir-dpi-test-*")
+		}
+	})
+	return filepath.Join(workRoot, "dpi", name)
 }
+
+var (
+	workLock   sync.Once
+	workRoot   string
+	workUnlock func() // never called: the lock is held to the process's exit
+)
 
 // The library is built once per test binary and shared by every build.
 var (

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"ibreservoir/internal/lock"
 )
 
 // A vector directory (the --out of `ibreservoir vectors`) is a unit: its
@@ -22,8 +24,9 @@ import (
 // stay, byte for byte, at no cost in disk space), and Commit swaps the
 // staging directory in with one atomic rename (Linux renameat2
 // RENAME_EXCHANGE). A run that fails, is interrupted or is killed leaves the
-// directory as it was; the next run, holding the directory's lock
-// (.<name>.lock), removes the temporaries a killed run left.
+// directory as it was; the next run, holding the directory's lock (a
+// flock of the directory that holds it, which leaves no file), removes the
+// temporaries a killed run left.
 
 // An OutDir is a vector directory being rewritten.
 type OutDir struct {
@@ -43,17 +46,23 @@ const IndexName = "index.json"
 // not exist), removes what interrupted runs left, and prepares the staging
 // directory. It refuses a root that holds anything but vector sets.
 func OpenOutDir(root string) (*OutDir, error) {
+	if root == "" {
+		return nil, errors.New("vector directory: the name is empty: give a directory (the run replaces it whole)")
+	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
 	parent, base := filepath.Dir(abs), filepath.Base(abs)
+	if parent == abs {
+		return nil, fmt.Errorf("vector directory %s: a file system's root cannot be replaced: give a directory inside it", abs)
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(filepath.Join(parent, "."+base+".lock"))
+	unlock, err := lock.Parent(parent, "vector directory "+abs)
 	if err != nil {
-		return nil, fmt.Errorf("vector directory %s: %w", abs, err)
+		return nil, err
 	}
 	o := &OutDir{Root: abs, unlock: unlock, staging: filepath.Join(parent, fmt.Sprintf(".%s.staging-%d", base, os.Getpid()))}
 	if err := o.open(parent, base); err != nil {
@@ -299,6 +308,9 @@ type IndexEntry struct {
 	Seed         uint64     `json:"seed"`
 	ConfigDigest string     `json:"config_digest,omitempty"`
 	Files        []FileHash `json:"files"`
+	// Manifest is the set's manifest.json: its size and SHA-256, so that an
+	// edited manifest disagrees with the index.
+	Manifest FileHash `json:"manifest"`
 }
 
 // kinds are the set kinds in the order index.json lists them.
@@ -321,7 +333,11 @@ func buildIndex(dir, version string) (*Index, error) {
 			if err != nil {
 				return nil, err
 			}
-			idx.Sets = append(idx.Sets, IndexEntry{Kind: m.Kind, Name: m.Name, Seed: m.Seed, ConfigDigest: m.ConfigDigest, Files: m.Files})
+			mh, err := hashFile(filepath.Join(dir, k, e.Name()), ManifestName)
+			if err != nil {
+				return nil, err
+			}
+			idx.Sets = append(idx.Sets, IndexEntry{Kind: m.Kind, Name: m.Name, Seed: m.Seed, ConfigDigest: m.ConfigDigest, Files: m.Files, Manifest: mh})
 		}
 	}
 	return idx, nil
@@ -350,52 +366,86 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// CheckSet checks that the set in dir is whole: every file its manifest
-// lists has the recorded size and SHA-256, and, when the set sits in a
-// vector directory (root/<kind>/<name>), index.json lists the set with the
-// same files. It returns the manifest.
+// CheckSet checks that the set in dir is whole and is the one its vector
+// directory lists: the set sits at root/<kind>/<name> as its manifest names
+// it, root's index.json lists it with the SHA-256 of its manifest.json (so
+// an edited manifest is refused) and the same files, and every file the
+// manifest lists has the recorded size and SHA-256. It returns the manifest.
+// What the manifest says of the vectors is checked against the model by
+// RecheckStage.
 func CheckSet(dir string) (*Manifest, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range m.Files {
-		p := filepath.Join(dir, f.Name)
-		st, err := os.Stat(p)
-		if err != nil {
-			return m, err
-		}
-		if st.Size() != int64(f.Bytes) {
-			return m, fmt.Errorf("%s is %d bytes, its manifest says %d: the set is not the one the manifest describes", p, st.Size(), f.Bytes)
-		}
-		sum, err := fileSHA256(p)
-		if err != nil {
-			return m, err
-		}
-		if sum != f.SHA256 {
-			return m, fmt.Errorf("%s has SHA-256 %s, its manifest says %s: the set is not the one the manifest describes", p, sum, f.SHA256)
-		}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return m, err
 	}
-	root := filepath.Dir(filepath.Dir(dir))
-	if filepath.Base(filepath.Dir(dir)) != m.Kind {
-		return m, nil
+	kind, name, root := filepath.Base(filepath.Dir(abs)), filepath.Base(abs), filepath.Dir(filepath.Dir(abs))
+	if kind != m.Kind || name != m.Name {
+		return m, fmt.Errorf("%s names set %s/%s, but it is in %s/%s: a set is checked where ibreservoir vectors wrote it, in its vector directory", filepath.Join(dir, ManifestName), m.Kind, m.Name, kind, name)
 	}
 	idx, err := ReadIndex(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
+		return m, fmt.Errorf("%s: no %s in %s, so the set's manifest cannot be checked: co-simulate a set where ibreservoir vectors wrote it, or write it again", dir, IndexName, root)
 	}
 	if err != nil {
 		return m, err
 	}
-	for _, e := range idx.Sets {
-		if e.Kind == m.Kind && e.Name == m.Name {
-			if e.Seed != m.Seed || e.ConfigDigest != m.ConfigDigest || !slices.Equal(e.Files, m.Files) {
-				return m, fmt.Errorf("%s disagrees with %s about set %s/%s: the directory was not written as one unit", filepath.Join(dir, ManifestName), filepath.Join(root, IndexName), m.Kind, m.Name)
-			}
-			return m, nil
+	var e *IndexEntry
+	for i := range idx.Sets {
+		if idx.Sets[i].Kind == m.Kind && idx.Sets[i].Name == m.Name {
+			e = &idx.Sets[i]
 		}
 	}
-	return m, fmt.Errorf("%s does not list set %s/%s", filepath.Join(root, IndexName), m.Kind, m.Name)
+	if e == nil {
+		return m, fmt.Errorf("%s does not list set %s/%s", filepath.Join(root, IndexName), m.Kind, m.Name)
+	}
+	if e.Manifest.SHA256 == "" {
+		return m, fmt.Errorf("%s lists set %s/%s without the SHA-256 of its manifest: the directory was written by an older ibreservoir; write it again with ibreservoir vectors", filepath.Join(root, IndexName), m.Kind, m.Name)
+	}
+	mh, err := hashFile(dir, ManifestName)
+	if err != nil {
+		return m, err
+	}
+	if mh != e.Manifest {
+		return m, fmt.Errorf("%s has SHA-256 %s (%d bytes), %s says %s (%d bytes): the manifest was changed after the directory was written", filepath.Join(dir, ManifestName), mh.SHA256, mh.Bytes, filepath.Join(root, IndexName), e.Manifest.SHA256, e.Manifest.Bytes)
+	}
+	if e.Seed != m.Seed || e.ConfigDigest != m.ConfigDigest || !slices.Equal(e.Files, m.Files) {
+		return m, fmt.Errorf("%s disagrees with %s about set %s/%s: the directory was not written as one unit", filepath.Join(dir, ManifestName), filepath.Join(root, IndexName), m.Kind, m.Name)
+	}
+	for _, f := range m.Files {
+		h, err := hashFile(dir, f.Name)
+		if err != nil {
+			return m, err
+		}
+		p := filepath.Join(dir, f.Name)
+		if h.Bytes != f.Bytes {
+			return m, fmt.Errorf("%s is %d bytes, its manifest says %d: the set is not the one the manifest describes", p, h.Bytes, f.Bytes)
+		}
+		if h.SHA256 != f.SHA256 {
+			return m, fmt.Errorf("%s has SHA-256 %s, its manifest says %s: the set is not the one the manifest describes", p, h.SHA256, f.SHA256)
+		}
+	}
+	return m, nil
+}
+
+// hashFile is the size and SHA-256 of file name in dir.
+func hashFile(dir, name string) (FileHash, error) {
+	p := filepath.Join(dir, name)
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return FileHash{}, fmt.Errorf("%s: a file of a set is named by its name alone, not %q", dir, name)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return FileHash{}, err
+	}
+	sum, err := fileSHA256(p)
+	if err != nil {
+		return FileHash{}, err
+	}
+	return FileHash{Name: name, Bytes: int(st.Size()), SHA256: sum}, nil
 }
 
 func fileSHA256(path string) (string, error) {

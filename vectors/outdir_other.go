@@ -2,8 +2,7 @@
 
 package vectors
 
-// Elsewhere than Linux: no lock, two renames for the swap, no space check.
+// Elsewhere than Linux: two renames for the swap, no space check.
 
-func lockFile(string) (func(), error)       { return func() {}, nil }
 func exchange(string, string) (bool, error) { return false, nil }
 func freeBytes(string) (int64, bool)        { return 0, false }

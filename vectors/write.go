@@ -19,6 +19,7 @@ import (
 	"ibreservoir/capture"
 	"ibreservoir/header"
 	"ibreservoir/internal/cpu"
+	"ibreservoir/verilog"
 )
 
 // Writing sets. Every file is written as its vectors are made, through a
@@ -183,12 +184,7 @@ func (s SetSpec) writeFiles(ctx context.Context, dir string) (*Manifest, []FileH
 		if err != nil {
 			return nil, nil, err
 		}
-		m.Seed, m.RTL, m.Counts = s.Stage.Seed, s.RTL.Module(), set.Counts()
-		m.ConfigDigest = DigestString(set.Digest)
-		ec := set.EdgeCoverage()
-		m.Edges = &ec
-		m.Replay = len(s.Stage.Replay) > 0
-		if m.Config, err = stageConfigJSON(s.Stage, set.tally); err != nil {
+		if err := set.describe(m, s.RTL); err != nil {
 			return nil, nil, err
 		}
 	case KindPath:
@@ -204,6 +200,22 @@ func (s SetSpec) writeFiles(ctx context.Context, dir string) (*Manifest, []FileH
 		return nil, nil, fmt.Errorf("vector set %s: kind %q (want %s, %s or %s)", s.Name, s.Kind, KindStage, KindPath, KindBulk)
 	}
 	return m, hs, nil
+}
+
+// describe fills in what a switch-stage set's manifest says of its vectors
+// (all of them streamed): the seed, the configuration and its digest, the
+// RTL module, the counts, the comparator-edge coverage and whether it is a
+// replay. Writing a set and checking one (RecheckStage) both take it from
+// here.
+func (set *StageSet) describe(m *Manifest, rtl verilog.Config) error {
+	m.Seed, m.RTL, m.Counts = set.Config.Seed, rtl.Module(), set.Counts()
+	m.ConfigDigest = DigestString(set.Digest)
+	ec := set.EdgeCoverage()
+	m.Edges = &ec
+	m.Replay = len(set.Config.Replay) > 0
+	var err error
+	m.Config, err = stageConfigJSON(set.Config, set.tally)
+	return err
 }
 
 // stageConfigJSON is a switch-stage set's configuration for its manifest:

@@ -30,6 +30,7 @@ constexpr size_t kDiffLen = 3;  // one diff: u16 offset, u8 byte
 constexpr size_t kMinPacket = 26;  // shortest packet (LRH byte 0 through the VCRC)
 constexpr size_t kMaxPacket = 96;  // longest packet
 constexpr size_t kMaxStateBits = 256;  // widest generator state
+constexpr size_t kMinRecord = 40;  // shortest record: the head and the shortest packet, padded
 
 // Flags (record byte kRecPosFlags; the hex format's top byte).
 constexpr uint8_t kFlagLoad = 0x80;

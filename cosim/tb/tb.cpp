@@ -262,6 +262,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tb: %s holds no vectors: a run would check nothing\n", path.c_str());
     return 2;
   }
+  // A count the file cannot hold is refused before anything is sized by it.
+  if (count > (f.size - kHeaderLen) / kMinRecord) {
+    std::fprintf(stderr, "tb: %s: the header counts %" PRIu64 " vectors, but its %zu bytes hold at most %zu: the count is wrong\n",
+                 path.c_str(), count, f.size, (f.size - kHeaderLen) / kMinRecord);
+    return 2;
+  }
   if (const char* dm = ctx->commandArgsPlusMatch("digest="); dm && *dm) {
     const uint64_t want = std::strtoull(dm + std::strlen("+digest="), nullptr, 16);
     if (want != digest) {

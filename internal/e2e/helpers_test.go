@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -136,6 +137,9 @@ type result struct {
 	stderr   string        // its standard error
 	maxRSSKB int64         // peak resident memory, from the kernel's accounting
 	wall     time.Duration // wall time
+	// sentAfter is when runOpts.when held and the signal was sent (0: it
+	// never held).
+	sentAfter time.Duration
 }
 
 // run runs argv in dir with the extra environment env (NAME=value) and kills
@@ -148,6 +152,10 @@ type runOpts struct {
 	timeout   time.Duration
 	interrupt time.Duration
 	sig       syscall.Signal
+	// when, if set, sends sig once it holds (polled), instead of after
+	// interrupt: a run is interrupted on a condition (its output started,
+	// a progress line), not after a time whose work depends on the load.
+	when func(pid int, stdout, stderr string) bool
 }
 
 func run(argv []string, o runOpts) result {
@@ -169,12 +177,36 @@ func run(argv []string, o runOpts) result {
 	if err := cmd.Start(); err != nil {
 		return result{exit: -1, stderr: err.Error()}
 	}
-	if o.interrupt > 0 {
+	if o.interrupt > 0 && o.when == nil {
 		timer := time.AfterFunc(o.interrupt, func() { cmd.Process.Signal(o.sig) })
 		defer timer.Stop()
 	}
+	var sentAt atomic.Int64 // ns after start; 0: not sent
+	done := make(chan struct{})
+	defer close(done)
+	if o.when != nil {
+		go func() {
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+				}
+				if o.when(cmd.Process.Pid, out.String(), errb.String()) {
+					sentAt.Store(max(1, int64(time.Since(start))))
+					cmd.Process.Signal(o.sig)
+					return
+				}
+			}
+		}()
+	}
 	err := cmd.Wait()
 	r := result{stdout: out.String(), stderr: errb.String(), wall: time.Since(start), timedOut: ctx.Err() != nil}
+	if o.when != nil {
+		r.sentAfter = time.Duration(sentAt.Load())
+	}
 	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		r.exit = st.ExitStatus()
 		r.signaled = st.Signaled()
@@ -193,6 +225,7 @@ func run(argv []string, o runOpts) result {
 // that a command printing hundreds of megabytes does not grow the test
 // process (whose peak memory a child inherits in the kernel's accounting).
 type headTail struct {
+	mu      sync.Mutex // runOpts.when reads it while the process writes
 	head    []byte
 	tail    []byte
 	dropped int64
@@ -201,6 +234,8 @@ type headTail struct {
 const headTailKeep = 256 << 10
 
 func (h *headTail) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n := len(p)
 	if room := headTailKeep - len(h.head); room > 0 {
 		k := min(room, len(p))
@@ -216,6 +251,8 @@ func (h *headTail) Write(p []byte) (int, error) {
 }
 
 func (h *headTail) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.dropped == 0 {
 		return string(h.head) + string(h.tail)
 	}
