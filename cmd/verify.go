@@ -19,7 +19,6 @@ import (
 	"ibreservoir/cosim"
 	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cli"
-	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -40,12 +39,14 @@ type verifyOptions struct {
 	FormalDepth  int
 	FormalProps  string
 	Vectors      string
+	RTL, Top     string // a user's stage: its file list and top module
 	Flags        rtlFlags
 	given        map[string]bool // the flags set on the command line
 }
 
-var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: vectors.DefaultSeed,
-	Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
+var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: cosim.DefaultVerify.Seed,
+	Random: cosim.DefaultVerify.Random, IcarusRandom: cosim.DefaultVerify.IcarusRandom, Lanes: cosim.DefaultVerify.Lanes, Parts: cosim.DefaultVerify.Parts,
+	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
@@ -126,6 +127,8 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
+	fs.StringVar(&o.RTL, "rtl", "", "co-simulate a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
+	fs.StringVar(&o.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &o.Flags)
 }
 
@@ -198,6 +201,24 @@ func checkVerifyFlags(o verifyOptions) error {
 			}
 		}
 		return ""
+	}
+	if (o.RTL == "") != (o.Top == "") {
+		return errors.New("--rtl and --top go together: the file list of the stage and its top module")
+	}
+	if o.RTL != "" {
+		if f := given("vectors", "synth", "synth-table", "synth-readme", "formal", "formal-depth", "formal-props"); f != "" {
+			return fmt.Errorf("%s has no effect with --rtl, which co-simulates the user's stage", f)
+		}
+		if o.given["configs"] && (o.Configs == "all" || o.Configs == "none" || o.Configs == "subset" || strings.Contains(o.Configs, ",")) {
+			return fmt.Errorf("--configs %s with --rtl: a stage's top implements one configuration; give flags (the RTL flags choose it) or one name", o.Configs)
+		}
+		if f := given(append(rtlFlagNames, "depth")...); f != "" && o.given["configs"] && o.Configs != "flags" {
+			return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags", f, o.Configs)
+		}
+		if o.given["icarus-random"] && o.Icarus == "none" {
+			return errors.New("--icarus-random has no effect with --icarus none")
+		}
+		return nil
 	}
 	if o.Vectors != "" {
 		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "formal", "formal-depth"); f != "" {
@@ -288,6 +309,9 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if o.Vectors != "" {
 		return interruptedError(ctx, runVerifyFile(ctx, w, o))
 	}
+	if o.RTL != "" {
+		return interruptedError(ctx, runVerifyRTL(ctx, w, o))
+	}
 	pool := verilog.Matrix()
 	cfgs, err := pickConfigs(o.Configs, o.Flags, pool)
 	if err != nil {
@@ -334,17 +358,72 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 			return interruptedError(ctx, err)
 		}
 	}
-	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %d formal failures, %.1f s\n",
-		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, failed, time.Since(t0).Seconds())
+	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d RTL assertion errors, %d coverage holes, %d formal failures, %.1f s\n",
+		len(rep.Configs), vecs, rep.Mismatches, rep.Assertions, rep.Uncovered, failed, time.Since(t0).Seconds())
+	return verifyVerdict(rep, failed)
+}
+
+// verifyVerdict is the exit of a co-simulation: the comparison with the
+// model first, then the RTL's own assertions, coverage and formal.
+func verifyVerdict(rep *cosim.Report, failed int) error {
 	switch {
 	case rep.Mismatches > 0:
 		return exitError{1, errors.New("the RTL does not match the model (see the mismatches above)")}
+	case rep.Assertions > 0:
+		return exitError{1, errors.New("the RTL's own assertions reported errors (see above), though its outputs matched the model")}
 	case !rep.OK():
 		return exitError{1, errors.New("the vectors do not cover what they must (see the coverage holes above)")}
 	case failed > 0:
 		return exitError{1, fmt.Errorf("%d formal properties failed (see the counterexamples above)", failed)}
 	}
 	return nil
+}
+
+// runVerifyRTL co-simulates a user's stage (--rtl, --top) on the
+// configuration the RTL flags or --configs NAME choose: its ports are checked
+// against the contract before anything is built.
+func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
+	spec := o.Configs
+	if !o.given["configs"] {
+		spec = "flags"
+	}
+	cfgs, err := pickConfigs(spec, o.Flags, verilog.Matrix())
+	if err != nil {
+		return fmt.Errorf("--configs: %w", err)
+	}
+	if len(cfgs) != 1 {
+		return fmt.Errorf("--configs %s with --rtl chooses %d configurations: give one", spec, len(cfgs))
+	}
+	c := cfgs[0]
+	u, err := cosim.LoadUserRTL(o.RTL, o.Top, c)
+	if err != nil {
+		return fmt.Errorf("--rtl: %w", err)
+	}
+	icarus := cfgs
+	if o.Icarus == "none" {
+		icarus = nil
+	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() {
+		return fmt.Errorf("--icarus %s with --rtl: give all (the stage's configuration, the default) or none", o.Icarus)
+	}
+	t0 := time.Now()
+	rep, err := cosim.Verify(ctx, cosim.Options{
+		Configs: cfgs, Icarus: icarus, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom, RTL: u,
+		WorkDir: o.Work, Lanes: o.Lanes, Parts: o.Parts, Stall: o.Stall, Gap: o.Gap, MaxFail: o.MaxFail, Log: w,
+	})
+	if err != nil {
+		return err
+	}
+	vecs := 0
+	for _, cr := range rep.Configs {
+		vecs += cr.Vectors
+		for _, e := range cr.Explained {
+			fmt.Fprintln(w, e)
+		}
+		printHoles(w, &cr)
+	}
+	fmt.Fprintf(w, "verify: %s (%s) as %s, %d vectors, %d mismatches, %d RTL assertion errors, %d coverage holes, %.1f s\n",
+		o.Top, o.RTL, c.Name(), vecs, rep.Mismatches, rep.Assertions, rep.Uncovered, time.Since(t0).Seconds())
+	return verifyVerdict(rep, 0)
 }
 
 // printHoles lists what a configuration's coverage lacks.
