@@ -23,6 +23,8 @@ type mutateOptions struct {
 	Merge []string // shards' outcome files to merge
 	Doc   string   // the Markdown file whose campaign table is rewritten
 	List  bool
+	Score bool   // a mutant verify misses goes on to the scoreboard
+	Lib   string // the scoreboard's C library
 }
 
 var mutateOpts = mutateOptions{Work: "out/mutate"}
@@ -35,8 +37,10 @@ var mutateCmd = &cobra.Command{
 applied to a copy of the library (never the checked-in RTL), written out as a
 user's stage (the library, the configuration's wrapper and ibr_stage.f), and
 checked as ` + "`verify --rtl ibr_stage.f --top ibr_stage_<name>`" + ` does, with the
-default co-simulation (seed, random vectors, stalls and gaps) on Verilator.
-A bug counts as caught only when the comparison with the model finds it; the
+default co-simulation (seed, random vectors, stalls and gaps) on Verilator;
+a mutant that comparison misses goes on to the DPI-C scoreboard as
+` + "`scoreboard --rtl`" + ` runs it (its default options; --scoreboard=false skips it).
+A bug counts as caught only when a comparison with the model finds it; the
 RTL's own assertion errors are counted beside it.
 
 --doc FILE rewrites the campaign's table between its markers in FILE
@@ -63,12 +67,17 @@ func init() {
 	fs.StringSliceVar(&mutateOpts.Merge, "merge", nil, "merge these shards' --out files instead of running (comma-separated)")
 	fs.StringVar(&mutateOpts.Doc, "doc", "", "rewrite the campaign table between its markers in this Markdown file (docs/rtl.md); needs every mutation's outcome")
 	fs.BoolVar(&mutateOpts.List, "list", false, "list the mutations and exit")
+	fs.BoolVar(&mutateOpts.Score, "scoreboard", true, "check a mutant that verify's comparison misses with the DPI-C scoreboard too (scoreboard --rtl, its default options)")
+	fs.StringVar(&mutateOpts.Lib, "lib", "", "with --scoreboard, a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi); default: build it into --work")
 	rootCmd.AddCommand(mutateCmd)
 }
 
 func runMutate(ctx context.Context, w io.Writer, o mutateOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Lib != "" && !o.Score {
+		return errors.New("--lib is the scoreboard's C library: it has no effect with --scoreboard=false")
 	}
 	if o.List {
 		if o.Only != "" || o.Shard != "" || o.Out != "" || len(o.Merge) > 0 || o.Doc != "" {
@@ -131,7 +140,8 @@ func runMutate(ctx context.Context, w io.Writer, o mutateOptions) error {
 		}
 		t0 := time.Now()
 		for _, m := range ms {
-			out, err := mutation.Run(ctx, m, mutation.Options{WorkDir: o.Work, Log: func(f string, a ...any) { fmt.Fprintf(w, f, a...) }})
+			out, err := mutation.Run(ctx, m, mutation.Options{WorkDir: o.Work, Scoreboard: o.Score, Lib: o.Lib,
+				Log: func(f string, a ...any) { fmt.Fprintf(w, f, a...) }})
 			if err != nil {
 				return interruptedError(ctx, err)
 			}

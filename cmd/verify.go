@@ -471,15 +471,15 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return fmt.Errorf("--configs %s with --rtl chooses %d configurations: give one", spec, len(cfgs))
 	}
 	c := cfgs[0]
-	u, err := cosim.LoadUserRTL(o.RTL, o.Top, c)
-	if err != nil {
-		return fmt.Errorf("--rtl: %w", err)
-	}
 	icarus := cfgs
 	if o.Icarus == "none" {
 		icarus = nil
 	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() {
 		return fmt.Errorf("--icarus %s with --rtl: give all (the stage's configuration, the default) or none", o.Icarus)
+	}
+	u, err := cosim.LoadUserRTL(o.RTL, o.Top, c)
+	if err != nil {
+		return fmt.Errorf("--rtl: %w", err)
 	}
 	t0 := time.Now()
 	rep, err := cosim.Verify(ctx, cosim.Options{

@@ -240,9 +240,9 @@ func (u *UserRTL) icarusArgs() []string {
 	return a
 }
 
-// inputs is what else a build of the user's RTL depends on: the headers
+// Inputs is what else a build of the user's RTL depends on: the headers
 // of its include directories and its defines.
-func (u *UserRTL) inputs() [][]byte {
+func (u *UserRTL) Inputs() [][]byte {
 	in := append([][]byte{[]byte(strings.Join(u.Defines, " ")), []byte(strings.Join(u.IncDirs, " "))}, u.headers...)
 	return in
 }

@@ -109,7 +109,7 @@ func BuildVerilatorRTL(ctx context.Context, dir string, u *UserRTL, lanes int) (
 	if err != nil {
 		return nil, err
 	}
-	b := verilate.Build{Dir: filepath.Join(dir, "build"), Files: files, Inputs: u.inputs(),
+	b := verilate.Build{Dir: filepath.Join(dir, "build"), Files: files, Inputs: u.Inputs(),
 		Flags: append(append(slices.Clone(verilatorFlags), "-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes)), u.UserFlags()...)}
 	took, err := b.Run(ctx, fmt.Sprintf("cosim: verilator build of %s (%s)", u.Top, u.FileList))
 	if err != nil {
@@ -214,13 +214,25 @@ type Result struct {
 // a $stop was ignored (the error limit the testbenches raise) is not one.
 var reAssertion = regexp.MustCompile(`^(?:\[\d+\] )?%(?:Error|Fatal)\b|^(?:ERROR|FATAL): `)
 
-// errorLimit lets a Verilator run go on after the RTL reports an error, so
+// ErrorLimit lets a Verilator run go on after the RTL reports an error, so
 // the comparison with the model still runs to the end and both are counted.
-const errorLimit = "+verilator+error+limit+1000000000"
+const ErrorLimit = "+verilator+error+limit+1000000000"
+
+// IsRTLError reports whether a simulator's output line is an error the RTL
+// reported ($error, $fatal, a failed assert; reAssertion).
+func IsRTLError(line string) bool {
+	return reAssertion.MatchString(line) && !strings.Contains(line, "Verilog $stop")
+}
+
+// IsErrorLimitNote reports whether line is Verilator's note that ErrorLimit
+// let a run go on past an error.
+func IsErrorLimitNote(line string) bool {
+	return strings.HasPrefix(line, "-Info: ") && strings.Contains(line, "ignored due to +verilator+error+limit")
+}
 
 // countAssertion counts line if it is an error the RTL reported.
 func (r *Result) countAssertion(line string) {
-	if reAssertion.MatchString(line) && !strings.Contains(line, "Verilog $stop") {
+	if IsRTLError(line) {
 		if r.Assertions == 0 {
 			r.FirstAssertion = line
 		}
@@ -305,7 +317,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 	for k := range o.Parts {
 		go func() {
 			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+digest=%016x", digest), fmt.Sprintf("+maxfail=%d", o.MaxFail),
-				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts), errorLimit}
+				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts), ErrorLimit}
 			cmd := toolCommand(ctx, m.Binary, args...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out

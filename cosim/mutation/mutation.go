@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"ibreservoir/cosim"
+	"ibreservoir/dpi"
 	"ibreservoir/internal/markers"
 	"ibreservoir/verilog"
 )
@@ -201,25 +202,33 @@ func (m Mutation) Write(dir string) (fileList, top string, err error) {
 // Outcome is what the campaign found of one mutation.
 type Outcome struct {
 	ID         string  `json:"id"`
-	Caught     bool    `json:"caught"`     // the comparison with the model found it
-	Check      string  `json:"check"`      // what differed first: packet, stat, state, count, deadlock, ...
-	Vectors    int     `json:"vectors"`    // vectors up to and including the first mismatch
-	Mismatches int     `json:"mismatches"` // every mismatch of the run
-	Assertions int     `json:"assertions"` // errors the RTL's own assertions reported
-	Seconds    float64 `json:"seconds"`    // the mutant's build and run
-	OfVectors  int     `json:"of_vectors"` // vectors the run had
+	Caught     bool    `json:"caught"`      // the comparison with the model found it
+	By         string  `json:"by"`          // verify or scoreboard: the run whose comparison found it
+	Check      string  `json:"check"`       // what differed first: packet, stat, state, count, deadlock, status, ...
+	Vectors    int     `json:"vectors"`     // verify: vectors up to and including the first mismatch
+	OfVectors  int     `json:"of_vectors"`  // verify: vectors the run had
+	Packets    int     `json:"packets"`     // scoreboard: packets up to and including the first mismatch
+	OfPackets  int     `json:"of_packets"`  // scoreboard: packets the run had (0: not run)
+	Mismatches int     `json:"mismatches"`  // every mismatch of the run that found it (or of verify)
+	Assertions int     `json:"assertions"`  // errors the RTL's own assertions reported, over the runs made
+	Seconds    float64 `json:"seconds"`     // the mutant's builds and runs
 }
 
-// Options of a campaign run: the co-simulation's (cosim.DefaultVerify,
-// Verilator alone) and the work directory.
+// Options of a campaign run: the work directory, and whether a mutant that
+// verify's comparison misses goes on to the DPI-C scoreboard (with its
+// default options, dpi.DefaultRun) built over the C library Lib ("": built
+// into the work directory, which needs a checkout).
 type Options struct {
-	WorkDir string
-	Log     func(format string, args ...any)
+	WorkDir    string
+	Scoreboard bool
+	Lib        string
+	Log        func(format string, args ...any)
 }
 
 // Run checks one mutant as `verify --rtl` does, with the default
 // co-simulation's vectors, stalls and gaps (Verilator; the Icarus cross-run
-// adds nothing the comparison counts).
+// adds nothing the comparison counts), then, if that comparison misses it and
+// o.Scoreboard is set, as `scoreboard --rtl` does.
 func Run(ctx context.Context, m Mutation, o Options) (*Outcome, error) {
 	t0 := time.Now()
 	dir := filepath.Join(o.WorkDir, m.ID)
@@ -241,30 +250,70 @@ func Run(ctx context.Context, m Mutation, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mutation %s: %w", m.ID, err)
 	}
-	out := &Outcome{ID: m.ID, Mismatches: rep.Mismatches, Assertions: rep.Assertions, Seconds: time.Since(t0).Seconds()}
+	out := &Outcome{ID: m.ID, Mismatches: rep.Mismatches, Assertions: rep.Assertions}
 	for _, cr := range rep.Configs {
 		out.OfVectors += cr.Vectors
 		if r := cr.Verilator; r != nil && len(r.First) > 0 {
-			out.Caught, out.Check, out.Vectors = true, r.First[0].What, r.First[0].Index+1
+			out.Caught, out.By, out.Check, out.Vectors = true, "verify", r.First[0].What, r.First[0].Index+1
 		}
 	}
-	if o.Log != nil {
-		o.Log("mutation %-22s %s\n", m.ID, out.Summary())
-	}
-	// The build is large and each mutant's own: keep the disk flat.
+	// The builds are large and each mutant's own: keep the disk flat.
 	if err := os.RemoveAll(filepath.Join(dir, "rtl")); err != nil {
 		return nil, err
+	}
+	if !out.Caught && o.Scoreboard {
+		lib := o.Lib
+		if lib == "" {
+			lib = filepath.Join(o.WorkDir, "libibreservoir.a")
+			if _, err := os.Stat(lib); err != nil {
+				if err := dpi.BuildLibrary(ctx, lib); err != nil {
+					return nil, err
+				}
+			}
+		}
+		sdir := filepath.Join(dir, "scoreboard")
+		b, err := dpi.BuildRTL(ctx, sdir, u, lib)
+		if err != nil {
+			return nil, fmt.Errorf("mutation %s: %w", m.ID, err)
+		}
+		ro := dpi.DefaultRun
+		r, err := b.Run(ctx, 0, ro)
+		if err != nil {
+			return nil, fmt.Errorf("mutation %s: scoreboard: %w", m.ID, err)
+		}
+		out.OfPackets, out.Assertions = ro.Packets, out.Assertions+r.Assertions
+		if len(r.First) > 0 {
+			out.Caught, out.By, out.Check, out.Packets, out.Mismatches = true, "scoreboard", r.First[0].What, r.First[0].Packet+1, r.Mismatches
+		}
+		if err := os.RemoveAll(sdir); err != nil {
+			return nil, err
+		}
+	}
+	out.Seconds = time.Since(t0).Seconds()
+	if o.Log != nil {
+		o.Log("mutation %-22s %s\n", m.ID, out.Summary())
 	}
 	return out, nil
 }
 
 // Summary is the outcome in a few words.
 func (o *Outcome) Summary() string {
-	s := "escaped"
+	s := "escaped verify"
+	if o.OfPackets > 0 {
+		s += " and the scoreboard"
+	}
 	if o.Caught {
-		s = fmt.Sprintf("caught by verify (%s) at vector %d of %d", o.Check, o.Vectors, o.OfVectors)
+		s = "caught by " + o.caughtAt()
 	}
 	return fmt.Sprintf("%s; %d mismatches, %d RTL assertion errors, %.1f s", s, o.Mismatches, o.Assertions, o.Seconds)
+}
+
+// caughtAt is the run, the check and the vector or packet that caught it.
+func (o *Outcome) caughtAt() string {
+	if o.By == "scoreboard" {
+		return fmt.Sprintf("scoreboard (%s) at packet %d of %d", o.Check, o.Packets, o.OfPackets)
+	}
+	return fmt.Sprintf("verify (%s) at vector %d of %d", o.Check, o.Vectors, o.OfVectors)
 }
 
 // Section is the campaign's table in docs/rtl.md.
@@ -288,17 +337,26 @@ func Table(outs []*Outcome) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "%d of %d planted bugs caught by the comparison with the model (verify --rtl, default vectors: seed %d, %d random, stall %d, gap %d).\n\n",
 		caught, len(outs), cosim.DefaultVerify.Seed, cosim.DefaultVerify.Random, cosim.DefaultVerify.Stall, cosim.DefaultVerify.Gap)
-	b.WriteString("| mutation | kind | bug | file | configuration | caught by | first check | vectors until caught | RTL assertion errors |\n")
+	b.WriteString("| mutation | kind | bug | file | configuration | caught by | first check | caught after | RTL assertion errors |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for i, o := range outs {
-		m := Mutations[i]
-		by, check, n := "escaped", "-", "-"
-		if o.Caught {
-			by, check, n = "verify", o.Check, fmt.Sprintf("%d of %d", o.Vectors, o.OfVectors)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", m.ID, m.Kind, m.What, m.File, m.Config, by, check, n, o.Assertions)
+		b.WriteString(Row(Mutations[i], o) + "\n")
 	}
 	return []byte(b.String()), nil
+}
+
+// Row is the mutation's row of the table.
+func Row(m Mutation, o *Outcome) string {
+	by, check, n := "escaped", "-", "-"
+	switch {
+	case o.Caught && o.By == "scoreboard":
+		by, check, n = "scoreboard", o.Check, fmt.Sprintf("%d of %d packets", o.Packets, o.OfPackets)
+	case o.Caught:
+		by, check, n = "verify", o.Check, fmt.Sprintf("%d of %d vectors", o.Vectors, o.OfVectors)
+	case o.OfPackets > 0:
+		by = "escaped (verify, scoreboard)"
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %d |", m.ID, m.Kind, m.What, m.File, m.Config, by, check, n, o.Assertions)
 }
 
 // complete checks the outcomes are the campaign's, one per mutation, in order.
@@ -349,6 +407,11 @@ func ReadJSON(path string) ([]*Outcome, error) {
 	var outs []*Outcome
 	if err := json.Unmarshal(b, &outs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, o := range outs {
+		if o.Caught && o.By != "verify" && o.By != "scoreboard" {
+			return nil, fmt.Errorf("%s: %s caught by %q, want verify or scoreboard", path, o.ID, o.By)
+		}
 	}
 	return outs, nil
 }
