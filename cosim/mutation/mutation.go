@@ -202,16 +202,16 @@ func (m Mutation) Write(dir string) (fileList, top string, err error) {
 // Outcome is what the campaign found of one mutation.
 type Outcome struct {
 	ID         string  `json:"id"`
-	Caught     bool    `json:"caught"`      // the comparison with the model found it
-	By         string  `json:"by"`          // verify or scoreboard: the run whose comparison found it
-	Check      string  `json:"check"`       // what differed first: packet, stat, state, count, deadlock, status, ...
-	Vectors    int     `json:"vectors"`     // verify: vectors up to and including the first mismatch
-	OfVectors  int     `json:"of_vectors"`  // verify: vectors the run had
-	Packets    int     `json:"packets"`     // scoreboard: packets up to and including the first mismatch
-	OfPackets  int     `json:"of_packets"`  // scoreboard: packets the run had (0: not run)
-	Mismatches int     `json:"mismatches"`  // every mismatch of the run that found it (or of verify)
-	Assertions int     `json:"assertions"`  // errors the RTL's own assertions reported, over the runs made
-	Seconds    float64 `json:"seconds"`     // the mutant's builds and runs
+	Caught     bool    `json:"caught"`     // the comparison with the model found it
+	By         string  `json:"by"`         // verify or scoreboard: the run whose comparison found it
+	Check      string  `json:"check"`      // what differed first: packet, stat, state, count, deadlock, status, ...
+	Vectors    int     `json:"vectors"`    // verify: vectors up to and including the first mismatch
+	OfVectors  int     `json:"of_vectors"` // verify: vectors the run had
+	Packets    int     `json:"packets"`    // scoreboard: packets up to and including the first mismatch
+	OfPackets  int     `json:"of_packets"` // scoreboard: packets the run had (0: not run)
+	Mismatches int     `json:"mismatches"` // every mismatch of the run that found it (or of verify)
+	Assertions int     `json:"assertions"` // errors the RTL's own assertions reported, over the runs made
+	Seconds    float64 `json:"seconds"`    // the mutant's builds and runs
 }
 
 // Options of a campaign run: the work directory, and whether a mutant that
