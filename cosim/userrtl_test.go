@@ -215,3 +215,34 @@ func TestVerifyUserRTL(t *testing.T) {
 		}
 	}
 }
+
+// TestRTLErrorLines: the errors the RTL reports in either simulator are
+// counted; a testbench's own verdict and Verilator's notes are not.
+func TestRTLErrorLines(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"[7] %Error: ibr_gen_ideal.sv:120: Assertion failed in TOP.ibr_cosim_top.u: ibr_gen_ideal: state 0", true},
+		{"%Error: ibr_switch_stage.sv:599: Assertion failed in TOP.x: a telemetry word entered", true},
+		{"%Fatal: mine.sv:3: bad", true},
+		{"ERROR: ibr_switch_stage.sv:594: ibr_switch_stage: byte 4 12, Alg. 8 reference 13", true},
+		{"FATAL: mine.sv:9: stop", true},
+		{"FATAL: out/cosim/icarus/x/src/" + ExampleTB + ":290: ibr_example_tb: FAIL, 380 mismatches", false},
+		{"%Error: t.sv:7: Verilog $stop", false},
+		{"-Info: t.sv:7: Verilog $stop, ignored due to +verilator+error+limit", false},
+		{"       Time: 7 Scope: t", false},
+		{"MISMATCH index=3 what=stat got=1 want=2", false},
+	} {
+		if got := IsRTLError(tc.line, ExampleTB, TopModule+".sv"); got != tc.want {
+			t.Errorf("%q: %t, want %t", tc.line, got, tc.want)
+		}
+	}
+	r, err := parseOutput("icarus", []byte("ERROR: a.sv:1: one\n       Time: 1 Scope: t\nERROR: a.sv:1: two\nRESULT vectors=4 mismatches=0 cycles=9 seconds=0.1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Assertions != 2 || r.FirstAssertion != "ERROR: a.sv:1: one" || r.Mismatches != 0 {
+		t.Errorf("assertions %d (first %q), mismatches %d; want 2, the first line, 0", r.Assertions, r.FirstAssertion, r.Mismatches)
+	}
+}

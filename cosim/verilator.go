@@ -219,9 +219,19 @@ var reAssertion = regexp.MustCompile(`^(?:\[\d+\] )?%(?:Error|Fatal)\b|^(?:ERROR
 const ErrorLimit = "+verilator+error+limit+1000000000"
 
 // IsRTLError reports whether a simulator's output line is an error the RTL
-// reported ($error, $fatal, a failed assert; reAssertion).
-func IsRTLError(line string) bool {
-	return reAssertion.MatchString(line) && !strings.Contains(line, "Verilog $stop")
+// reported ($error, $fatal, a failed assert; reAssertion), not one of the
+// named testbench files (whose own verdict, say a $fatal on FAIL, is not
+// the RTL's).
+func IsRTLError(line string, testbenches ...string) bool {
+	if !reAssertion.MatchString(line) || strings.Contains(line, "Verilog $stop") {
+		return false
+	}
+	for _, tb := range testbenches {
+		if strings.Contains(line, tb+":") {
+			return false
+		}
+	}
+	return true
 }
 
 // IsErrorLimitNote reports whether line is Verilator's note that ErrorLimit
@@ -232,7 +242,7 @@ func IsErrorLimitNote(line string) bool {
 
 // countAssertion counts line if it is an error the RTL reported.
 func (r *Result) countAssertion(line string) {
-	if IsRTLError(line) {
+	if IsRTLError(line, ExampleTB, TopModule+".sv") {
 		if r.Assertions == 0 {
 			r.FirstAssertion = line
 		}

@@ -340,7 +340,7 @@ func parse(out []byte) (*Result, error) {
 		if strings.HasSuffix(line, ": Verilog $finish") || cosim.IsErrorLimitNote(line) {
 			continue // Verilator's notes of where $finish was called, and of an error let pass
 		}
-		if cosim.IsRTLError(line) {
+		if cosim.IsRTLError(line, TopModule+".sv") {
 			if r.Assertions == 0 {
 				r.FirstAssertion = line
 			}
