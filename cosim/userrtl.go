@@ -34,6 +34,7 @@ type UserRTL struct {
 	// headers are the bytes of every file in IncDirs, so a build that
 	// includes them is rebuilt when one changes.
 	headers [][]byte
+	order   []string // the sources' base names, in order
 }
 
 // headerExts are the file extensions a file list may name that are included,
@@ -59,6 +60,9 @@ func LoadUserRTL(fileList, top string, c verilog.Config) (*UserRTL, error) {
 	if !reModule.MatchString(top) {
 		return nil, fmt.Errorf("--top %q: want a module name", top)
 	}
+	if top == TopModule || top == "ibr_example_tb" {
+		return nil, fmt.Errorf("--top %s: that is the testbench's own top; give the stage's", top)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -69,6 +73,14 @@ func LoadUserRTL(fileList, top string, c verilog.Config) (*UserRTL, error) {
 	}
 	if len(u.Files) == 0 {
 		return nil, fmt.Errorf("%s names no source file (.sv, .v)", fileList)
+	}
+	// The testbenches compile copies of the sources side by side, so a
+	// source's own directory, where a simulator run in place would look for
+	// what it includes, joins the include path after the list's own.
+	for _, name := range u.order {
+		if err := u.addIncDir(fileList, filepath.Dir(seen[name])); err != nil {
+			return nil, err
+		}
 	}
 	for _, d := range u.IncDirs {
 		ents, err := os.ReadDir(d)
@@ -195,6 +207,7 @@ func (u *UserRTL) readList(list string, seen map[string]string, depth int) error
 					return fmt.Errorf("%s: %s: the testbench's own file is named %s; rename it", where, t, name)
 				}
 				seen[name] = p
+				u.order = append(u.order, name)
 				u.Files = append(u.Files, verilog.File{Name: name, Data: b})
 			}
 		}

@@ -80,7 +80,7 @@ var Mutations = []Mutation{
 	{"pktlen-10-bits", KindWidth, "PktLen read as 10 bits, not 11", stage,
 		"assign pktlen  = iw_sop ? iw_data[26:16] : pktlen_q;", "assign pktlen  = iw_sop ? {1'b0, iw_data[25:16]} : pktlen_q;", def},
 	{"l-overflow", KindWidth, "l = count+1 computed in the count's width (0 at saturation)", stage,
-		"assign l = {1'b0, field_in} + LW'(1);", "assign l = LW'(field_in + FieldW'(1));", def},
+		"assign l = {1'b0, field_in} + LW'(1);", "assign l = {1'b0, field_in + FieldW'(1)};", def},
 	{"count-wraps", KindCounter, "the hop count wraps instead of saturating", stage,
 		"assign field_new = saturated ? field_in : field_in + FieldW'(1);", "assign field_new = field_in + FieldW'(1);", def},
 	{"saturate-early", KindCounter, "saturation at 2^b-2", stage,
