@@ -127,8 +127,8 @@ var Mutations = []Mutation{
 		"assign id = {8'd0, psn} ^ {slid_q, 16'd0};", "assign id = {8'd0, psn} ^ {16'd0, slid_q};", "mult0_ideal_c3_psn_slid_wide"},
 	{"link-port-shift", KindHash, "the thesis link encoding shifts the port by 8, not 9", "ibr_link_pre.sv",
 		"assign d_o = {1'b0, switch_i, 15'd0} + {15'd0, port_i, 9'd0} + 32'd509;", "assign d_o = {1'b0, switch_i, 15'd0} + {16'd0, port_i, 8'd0} + 32'd509;", def},
-	{"crc-hash-no-c", KindHash, "the CRC hash drops its constant C", "ibr_hash.sv",
-		"assign bit_o = ^(p & Mask) ^ C;", "assign bit_o = ^(p & Mask);", "crc32_ideal_c3"},
+	{"crc-hash-no-c", KindHash, "the CRC-16 hash drops its constant C (1 for CRC-16; CRC-32's is 0)", "ibr_hash.sv",
+		"assign bit_o = ^(p & Mask) ^ C;", "assign bit_o = ^(p & Mask);", "crc16_ideal_c3"},
 }
 
 // ByID returns the mutation named id.
