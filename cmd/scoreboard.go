@@ -2,14 +2,17 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"ibreservoir/cosim"
 	"ibreservoir/dpi"
 	"ibreservoir/internal/cli"
 	"ibreservoir/vectors"
@@ -26,11 +29,13 @@ type scoreboardOptions struct {
 	Stall   int
 	Gap     int
 	MaxFail int
+	RTL     string // a user's stage: its file list, with Top
+	Top     string
 	Flags   rtlFlags
 }
 
-var scoreboardOpts = scoreboardOptions{Configs: "flags", Work: "out/scoreboard", Packets: 1_000_000, Seed: 1, Chain: 64,
-	Stall: 10, Gap: 5, MaxFail: 5, Flags: defaultRTLFlags()}
+var scoreboardOpts = scoreboardOptions{Configs: "flags", Work: "out/scoreboard", Packets: dpi.DefaultRun.Packets, Seed: dpi.DefaultRun.Seed,
+	Chain: dpi.DefaultRun.Chain, Stall: dpi.DefaultRun.Stall, Gap: dpi.DefaultRun.Gap, MaxFail: dpi.DefaultRun.MaxFail, Flags: defaultRTLFlags()}
 
 var scoreboardCmd = &cobra.Command{
 	Use:   "scoreboard",
@@ -50,7 +55,13 @@ cosim, and builds one Verilator model holding them all (reused while nothing
 changed); then it runs each configuration for --packets packets. Every
 mismatch is printed with the packet, a field-by-field diff and the
 ibreservoir stage command that writes the packet as a vector. It exits 1 on
-any mismatch. docs/testbench.md describes the layers.`,
+any mismatch, or any error the RTL's own assertions report (counted apart
+from the comparison). docs/testbench.md describes the layers.
+
+With --rtl FILELIST --top MODULE it checks a user's stage instead of the
+library, as verify --rtl does: the top must have the stage's ports
+(docs/rtl.md) at the configuration the RTL flags (or one --configs name)
+choose, checked before the build.`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		if err := refuseEmpty(cmd.Flags()); err != nil {
@@ -72,6 +83,8 @@ func init() {
 	cli.IntVar(fs, &scoreboardOpts.Stall, "stall", 0, dpi.MaxPercent, "percent of cycles with the egress ready low (at 100 nothing moves)")
 	cli.IntVar(fs, &scoreboardOpts.Gap, "gap", 0, dpi.MaxPercent, "percent chance of an idle ingress cycle before a packet")
 	cli.IntVar(fs, &scoreboardOpts.MaxFail, "max-fail", 0, math.MaxUint32, "mismatches printed in full per configuration (all are counted)")
+	fs.StringVar(&scoreboardOpts.RTL, "rtl", "", "check a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
+	fs.StringVar(&scoreboardOpts.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &scoreboardOpts.Flags)
 	rootCmd.AddCommand(scoreboardCmd)
 }
@@ -96,22 +109,39 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 			return err
 		}
 	}
+	if (o.RTL == "") != (o.Top == "") {
+		return errors.New("--rtl and --top go together: the file list of the stage and its top module")
+	}
 	release, err := lockWork(o.Work)
 	if err != nil {
 		return err
 	}
 	defer release()
-	fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s) in %s\n", len(cfgs), o.Work)
-	b, err := dpi.Build(ctx, o.Work, cfgs, o.Lib)
-	if err != nil {
-		return err
+	var b *dpi.Bench
+	if o.RTL != "" {
+		if len(cfgs) != 1 {
+			return fmt.Errorf("--configs %s with --rtl chooses %d configurations: a stage's top implements one; give flags or one name", o.Configs, len(cfgs))
+		}
+		u, err := cosim.LoadUserRTL(o.RTL, o.Top, cfgs[0])
+		if err != nil {
+			return fmt.Errorf("--rtl: %w", err)
+		}
+		fmt.Fprintf(w, "building the C library and the Verilator testbench of %s (%s) as %s in %s\n", o.Top, o.RTL, cfgs[0].Name(), o.Work)
+		if b, err = dpi.BuildRTL(ctx, filepath.Join(o.Work, "rtl"), u, o.Lib); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s) in %s\n", len(cfgs), o.Work)
+		if b, err = dpi.Build(ctx, o.Work, cfgs, o.Lib); err != nil {
+			return err
+		}
 	}
 	if b.BuildTime > 0 {
 		fmt.Fprintf(w, "built in %.1f s\n", b.BuildTime.Seconds())
 	}
 	prefix := reproPrefix()
 	repro := func(c verilog.Config) string { return prefix + " stage " + strings.Join(rtlArgs(c), " ") }
-	mismatches := 0
+	mismatches, assertions := 0, 0
 	for sel := range cfgs {
 		run.Repro = repro
 		r, err := b.Run(ctx, sel, run)
@@ -120,9 +150,13 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 		}
 		r.Print(w)
 		mismatches += r.Mismatches
+		assertions += r.Assertions
 	}
 	if mismatches > 0 {
 		return exitError{1, fmt.Errorf("%d mismatches: %w", mismatches, dpi.ErrMismatch)}
+	}
+	if assertions > 0 {
+		return exitError{1, fmt.Errorf("%d errors reported by the RTL's own assertions, though its outputs matched the model", assertions)}
 	}
 	return nil
 }

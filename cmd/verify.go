@@ -19,7 +19,6 @@ import (
 	"ibreservoir/cosim"
 	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cli"
-	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -40,12 +39,14 @@ type verifyOptions struct {
 	FormalDepth  int
 	FormalProps  string
 	Vectors      string
+	RTL, Top     string // a user's stage: its file list and top module
 	Flags        rtlFlags
 	given        map[string]bool // the flags set on the command line
 }
 
-var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: vectors.DefaultSeed,
-	Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
+var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: cosim.DefaultVerify.Seed,
+	Random: cosim.DefaultVerify.Random, IcarusRandom: cosim.DefaultVerify.IcarusRandom, Lanes: cosim.DefaultVerify.Lanes, Parts: cosim.DefaultVerify.Parts,
+	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
@@ -65,11 +66,21 @@ flip-flops), maps it to the OSU 0.18 um standard cells and times it with
 OpenSTA (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax,
 and every combinational input-to-output path); --synth-table writes the table
 (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme the
-README's summary. With --formal it checks the RTL's formal properties
-(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and CryptoMiniSat
-(bounded checks) on the formal configurations, and says of each whether it is proved by
-k-induction or checked only to a bounded depth, and to which.
---configs none skips the co-simulation (for --formal alone).
+README's summary. With --formal it checks, instead of co-simulating, the
+RTL's formal properties (docs/rtl.md) with yosys-smtbmc and z3 (k-induction)
+and ABC and CryptoMiniSat (bounded checks) on the configurations of --configs
+(default formal: the formal configurations; flags, all or names as for the
+co-simulation), and says of each whether it is proved by k-induction or
+checked only to a bounded depth, and to which.
+
+With --rtl FILELIST --top MODULE it co-simulates a user's stage instead of
+the library: the sources of the file list (a Verilator/Icarus -f file; paths
+relative to the list) and the top module, which must have the stage's ports
+(docs/rtl.md) at the configuration the RTL flags choose (or one --configs
+name); a missing, extra or mis-sized port is an error naming it, found
+before the build. The run reports the mismatches the comparison with the
+model found apart from the errors the RTL's own assertions reported; either
+fails it.
 
 With --vectors FILE it co-simulates one binary vector file, the stage.bin of a
 set that ibreservoir vectors wrote (vectors --bulk for long runs), on the
@@ -85,8 +96,8 @@ Coverage counts, besides the bins, the comparator edges of every generator
 (an output at a rejection or zero bound, an LFSR state at its threshold,
 a shift register's wrap, a spent sender field) the vectors sit on.
 
-It exits 1 when any vector mismatches, a run checks fewer vectors than it
-was given, a reachable coverage bin or comparator edge is missed, or the RTL
+It exits 1 when any vector mismatches, the RTL's assertions report an error,
+a run checks fewer vectors than it was given, a reachable coverage bin or comparator edge is missed, or the RTL
 reports a bin Alg. 8 cannot reach, or a formal property fails; 130 when
 interrupted (Ctrl-C), with nothing written. A flag that has no effect in the
 chosen mode is an error. Verilator, Icarus Verilog, Yosys, OpenSTA, the OSU
@@ -125,10 +136,12 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the formal configurations")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
 	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
+	fs.StringVar(&o.RTL, "rtl", "", "co-simulate a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
+	fs.StringVar(&o.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &o.Flags)
 }
 
@@ -207,11 +220,32 @@ func checkVerifyFlags(o verifyOptions) error {
 		}
 		return ""
 	}
+	if (o.RTL == "") != (o.Top == "") {
+		return errors.New("--rtl and --top go together: the file list of the stage and its top module")
+	}
+	if o.RTL != "" {
+		if f := given("vectors", "synth", "synth-table", "synth-readme", "formal", "formal-depth", "formal-props"); f != "" {
+			return fmt.Errorf("%s has no effect with --rtl, which co-simulates the user's stage", f)
+		}
+		if o.given["configs"] && (o.Configs == "all" || o.Configs == "none" || o.Configs == "subset" || strings.Contains(o.Configs, ",")) {
+			return fmt.Errorf("--configs %s with --rtl: a stage's top implements one configuration; give flags (the RTL flags choose it) or one name", o.Configs)
+		}
+		if f := given(append(rtlFlagNames, "depth")...); f != "" && o.given["configs"] && o.Configs != "flags" {
+			return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags", f, o.Configs)
+		}
+		if o.given["icarus-random"] && o.Icarus == "none" {
+			return errors.New("--icarus-random has no effect with --icarus none")
+		}
+		return nil
+	}
 	if o.Vectors != "" {
 		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "formal", "formal-depth"); f != "" {
 			return fmt.Errorf("%s has no effect with --vectors, which co-simulates the given file on its own configuration", f)
 		}
 		return nil
+	}
+	if o.Formal {
+		return checkFormalFlags(o, given)
 	}
 	if f := given(append(rtlFlagNames, "depth")...); f != "" && o.Configs != "flags" {
 		return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags or the RTL of --vectors", f, o.Configs)
@@ -220,6 +254,65 @@ func checkVerifyFlags(o verifyOptions) error {
 		return errors.New("--icarus-random has no effect with --icarus none")
 	}
 	return checkSynthFormalFlags(o)
+}
+
+// checkFormalFlags refuses, before any work, the flags that have no effect
+// with --formal, which checks the formal properties on the configurations of
+// --configs (default: formal, cosim.FormalConfigs) and co-simulates nothing.
+func checkFormalFlags(o verifyOptions, given func(...string) string) error {
+	if f := given("icarus", "icarus-random", "random", "seed", "lanes", "parts", "stall", "gap", "max-fail", "synth", "synth-table", "synth-readme"); f != "" {
+		return fmt.Errorf("%s has no effect with --formal, which checks the formal properties and co-simulates nothing (run the co-simulation without --formal)", f)
+	}
+	if err := checkSynthFormalFlags(o); err != nil {
+		return err
+	}
+	if o.given["configs"] && (o.Configs == "none" || o.Configs == "") {
+		return fmt.Errorf("--configs %s with --formal: --formal checks the configurations --configs names (default formal: %s); give formal, flags, all or names", o.Configs, formalNames())
+	}
+	if f := given(append(rtlFlagNames, "depth")...); f != "" && o.Configs != "flags" {
+		return fmt.Errorf("%s has no effect with --formal --configs %s: the RTL flags choose the configuration of --configs flags", f, formalSpec(o))
+	}
+	return nil
+}
+
+// formalSpec is --configs in formal mode: unset, the formal configurations.
+func formalSpec(o verifyOptions) string {
+	if !o.given["configs"] {
+		return "formal"
+	}
+	return o.Configs
+}
+
+// formalNames lists the formal configurations.
+func formalNames() string {
+	var ns []string
+	for _, c := range cosim.FormalConfigs() {
+		ns = append(ns, c.Name())
+	}
+	return strings.Join(ns, ", ")
+}
+
+// pickFormalConfigs resolves --configs in formal mode: formal (the default),
+// flags, all, or names of the matrix and the formal configurations.
+func pickFormalConfigs(o verifyOptions) ([]verilog.Config, error) {
+	spec := formalSpec(o)
+	if spec == "formal" {
+		return cosim.FormalConfigs(), nil
+	}
+	pool := verilog.Matrix()
+	for _, c := range cosim.FormalConfigs() {
+		if !slices.ContainsFunc(pool, func(x verilog.Config) bool { return x.Name() == c.Name() }) {
+			pool = append(pool, c)
+		}
+	}
+	cfgs, err := pickConfigs(spec, o.Flags, pool)
+	if err != nil {
+		return nil, fmt.Errorf("--configs with --formal: %w (or formal: %s)", err, formalNames())
+	}
+	if len(cfgs) == 0 {
+		return nil, fmt.Errorf("--configs %s with --formal chooses no configuration", spec)
+	}
+	return cfgs, nil
 }
 
 // Limits of --formal-depth: below the induction's k nothing is proved (a
@@ -272,7 +365,7 @@ func checkSynthFormalFlags(o verifyOptions) error {
 		return fmt.Errorf("--formal-depth %d: give %d..%d clocks", o.FormalDepth, minFormalDepth, maxFormalDepth)
 	}
 	if o.Configs == "none" && !o.Formal {
-		return fmt.Errorf("--configs none without --formal: nothing to verify")
+		return fmt.Errorf("--configs none: nothing to verify")
 	}
 	return nil
 }
@@ -295,6 +388,21 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	}
 	if o.Vectors != "" {
 		return interruptedError(ctx, runVerifyFile(ctx, w, o))
+	}
+	if o.RTL != "" {
+		return interruptedError(ctx, runVerifyRTL(ctx, w, o))
+	}
+	if o.Formal {
+		t0 := time.Now()
+		failed, err := runFormal(ctx, w, o)
+		if err != nil {
+			return interruptedError(ctx, err)
+		}
+		fmt.Fprintf(w, "verify: %d formal failures, %.1f s\n", failed, time.Since(t0).Seconds())
+		if failed > 0 {
+			return exitError{1, fmt.Errorf("%d formal properties failed (see the counterexamples above)", failed)}
+		}
+		return nil
 	}
 	pool := verilog.Matrix()
 	cfgs, err := pickConfigs(o.Configs, o.Flags, pool)
@@ -336,28 +444,75 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		}
 		printHoles(w, &cr)
 	}
-	failed := 0
-	if o.Formal {
-		if failed, err = runFormal(ctx, w, o); err != nil {
-			return interruptedError(ctx, err)
-		}
-	}
 	if o.Synth {
 		if err := writeSynthesis(ctx, w, o, rep); err != nil {
 			return interruptedError(ctx, err)
 		}
 	}
-	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d coverage holes, %d formal failures, %.1f s\n",
-		len(rep.Configs), vecs, rep.Mismatches, rep.Uncovered, failed, time.Since(t0).Seconds())
+	fmt.Fprintf(w, "verify: %d configurations, %d vectors, %d mismatches, %d RTL assertion errors, %d coverage holes, %.1f s\n",
+		len(rep.Configs), vecs, rep.Mismatches, rep.Assertions, rep.Uncovered, time.Since(t0).Seconds())
+	return verifyVerdict(rep)
+}
+
+// verifyVerdict is the exit of a co-simulation: the comparison with the
+// model first, then the RTL's own assertions, coverage and formal.
+func verifyVerdict(rep *cosim.Report) error {
 	switch {
 	case rep.Mismatches > 0:
 		return exitError{1, errors.New("the RTL does not match the model (see the mismatches above)")}
+	case rep.Assertions > 0:
+		return exitError{1, errors.New("the RTL's own assertions reported errors (see above), though its outputs matched the model")}
 	case !rep.OK():
 		return exitError{1, errors.New("the vectors do not cover what they must (see the coverage holes above)")}
-	case failed > 0:
-		return exitError{1, fmt.Errorf("%d formal properties failed (see the counterexamples above)", failed)}
 	}
 	return nil
+}
+
+// runVerifyRTL co-simulates a user's stage (--rtl, --top) on the
+// configuration the RTL flags or --configs NAME choose: its ports are checked
+// against the contract before anything is built.
+func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
+	spec := o.Configs
+	if !o.given["configs"] {
+		spec = "flags"
+	}
+	cfgs, err := pickConfigs(spec, o.Flags, verilog.Matrix())
+	if err != nil {
+		return fmt.Errorf("--configs: %w", err)
+	}
+	if len(cfgs) != 1 {
+		return fmt.Errorf("--configs %s with --rtl chooses %d configurations: give one", spec, len(cfgs))
+	}
+	c := cfgs[0]
+	icarus := cfgs
+	if o.Icarus == "none" {
+		icarus = nil
+	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() {
+		return fmt.Errorf("--icarus %s with --rtl: give all (the stage's configuration, the default) or none", o.Icarus)
+	}
+	u, err := cosim.LoadUserRTL(o.RTL, o.Top, c)
+	if err != nil {
+		return fmt.Errorf("--rtl: %w", err)
+	}
+	t0 := time.Now()
+	rep, err := cosim.Verify(ctx, cosim.Options{
+		Configs: cfgs, Icarus: icarus, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom, RTL: u,
+		WorkDir: o.Work, Lanes: o.Lanes, Parts: o.Parts, Stall: o.Stall, Gap: o.Gap, MaxFail: o.MaxFail, Log: w,
+	})
+	if err != nil {
+		return err
+	}
+	vecs := 0
+	for _, cr := range rep.Configs {
+		vecs += cr.Vectors
+		for _, e := range cr.Explained {
+			fmt.Fprintln(w, e)
+		}
+		printHoles(w, &cr)
+	}
+	fmt.Fprintf(w, "verify: %s (%s) as %s, %d vectors, %d mismatches, %d RTL assertion errors, %d coverage holes, %.1f s\n",
+		o.Top, o.RTL, c.Name(), vecs, rep.Mismatches, rep.Assertions, rep.Uncovered, time.Since(t0).Seconds())
+	return verifyVerdict(rep)
 }
 
 // printHoles lists what a configuration's coverage lacks.
@@ -510,7 +665,10 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		}
 		depths = "bounded depths " + strings.Join(ds, ", ")
 	}
-	cfgs := cosim.FormalConfigs()
+	cfgs, err := pickFormalConfigs(o)
+	if err != nil {
+		return 0, err
+	}
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
 		len(props), len(cfgs), depths, opts.Induction)
 	for _, p := range cosim.Properties {

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,7 +58,11 @@ func hexLayout() ([]string, error) {
 // checks every output byte, status bit and generator state. It runs in Icarus
 // Verilog and in Verilator (docs/rtl.md gives the one command of each), and
 // is the harness of RunIcarus.
-func Example(c verilog.Config) ([]byte, error) {
+func Example(c verilog.Config) ([]byte, error) { return exampleOf(c, c.Module()) }
+
+// exampleOf is Example driving module, which implements c (the library's
+// wrapper, or a user's top).
+func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -66,7 +71,7 @@ func Example(c verilog.Config) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n//\n// ibr_example_tb: the self-checking example testbench of %s.\n", verilog.Header, c.Module())
+	fmt.Fprintf(&b, "%s\n//\n// ibr_example_tb: the self-checking example testbench of %s.\n", verilog.Header, module)
 	fmt.Fprintf(&b, "// Run it from the directory ibreservoir verilog wrote, on that configuration's\n")
 	fmt.Fprintf(&b, "// vectors (ibreservoir vectors; here out/vectors/stage/%s/stage.hex):\n//\n", c.Name())
 	for _, l := range strings.Split(ExampleCommands("out/vectors/stage/"+c.Name()+"/stage.hex"), "\n") {
@@ -85,7 +90,7 @@ func Example(c verilog.Config) ([]byte, error) {
 	b.WriteString(verilog.Signals(c, "  ", func(p verilog.Port) string { return p.Name }))
 	b.WriteString("\n")
 	b.WriteString(exampleBody)
-	fmt.Fprintf(&b, "\n  %s u_dut (\n%s  );\nendmodule\n\n`default_nettype wire\n", c.Module(),
+	fmt.Fprintf(&b, "\n  %s u_dut (\n%s  );\nendmodule\n\n`default_nettype wire\n", module,
 		verilog.Connections("    ", func(p verilog.Port) string { return p.Name }))
 	return b.Bytes(), nil
 }
@@ -111,33 +116,56 @@ func RunIcarus(ctx context.Context, dir string, c verilog.Config, hexFile string
 	return runIcarusFiles(ctx, dir, c, files, hexFile, n, stall)
 }
 
+// RunIcarusRTL is RunIcarus on a user's stage (its sources, include
+// directories and defines, its top in place of the wrapper). Unlike the
+// library's, the user's RTL may compile with warnings; an error fails.
+func RunIcarusRTL(ctx context.Context, dir string, u *UserRTL, hexFile string, n, stall int) (*Result, error) {
+	return runIcarus(ctx, dir, u.Config, u.Top, u.Files, u.icarusArgs(), false, hexFile, n, stall)
+}
+
 // runIcarusFiles is RunIcarus on the given RTL sources (verilog.Files,
 // possibly edited by a test).
 func runIcarusFiles(ctx context.Context, dir string, c verilog.Config, files []verilog.File, hexFile string, n, stall int) (*Result, error) {
+	return runIcarus(ctx, dir, c, c.Module(), files, nil, true, hexFile, n, stall)
+}
+
+// runIcarus compiles files and the example testbench driving module (which
+// implements c) and runs it; strict: any compiler message fails the run.
+func runIcarus(ctx context.Context, dir string, c verilog.Config, module string, files []verilog.File, extra []string, strict bool,
+	hexFile string, n, stall int) (*Result, error) {
 	if _, err := exec.LookPath("iverilog"); err != nil {
 		return nil, fmt.Errorf("cosim: iverilog is not installed (run scripts/setup.sh): %w", err)
 	}
-	tb, err := Example(c)
+	tb, err := exampleOf(c, module)
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, verilog.File{Name: ExampleTB, Data: tb})
+	files = append(slices.Clone(files), verilog.File{Name: ExampleTB, Data: tb})
 	src := filepath.Join(dir, "src")
 	if _, err := verilog.Write(src, files); err != nil {
 		return nil, err
 	}
-	args := []string{"-g2012", "-Wall", "-I", src, "-o", filepath.Join(dir, "tb.vvp"), "-s", "ibr_example_tb"}
-	for _, n := range verilog.Sources(files) {
-		args = append(args, filepath.Join(src, n))
+	args := []string{"-g2012", "-I", src, "-o", filepath.Join(dir, "tb.vvp"), "-s", "ibr_example_tb"}
+	if strict {
+		args = append(args, "-Wall")
+	}
+	args = append(args, extra...)
+	for _, f := range files {
+		if e := filepath.Ext(f.Name); e == ".sv" || e == ".v" {
+			args = append(args, filepath.Join(src, f.Name))
+		}
 	}
 	var out bytes.Buffer
 	cmd := toolCommand(ctx, "iverilog", args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil || out.Len() > 0 {
+	if err := cmd.Run(); err != nil || (strict && out.Len() > 0) {
 		if err = interrupted(ctx, "iverilog", err); Interrupted(err) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("cosim: iverilog of %s: %v (the RTL and testbench must compile without a message)\n%s", c.Module(), err, tail(out.String(), 40))
+		if !strict {
+			return nil, fmt.Errorf("cosim: iverilog of %s: %v\n%s", module, err, tail(out.String(), 40))
+		}
+		return nil, fmt.Errorf("cosim: iverilog of %s: %v (the RTL and testbench must compile without a message)\n%s", module, err, tail(out.String(), 40))
 	}
 	t0 := time.Now()
 	out.Reset()

@@ -64,13 +64,23 @@ func topPorts() []topPort {
 // outputs taken from the selected one. Lane k of a port of width w is bits
 // k*w+w-1..k*w. It is a testbench module, not part of the stage.
 func Top(cfgs []verilog.Config, lanes int) []byte {
+	mods := make([]string, len(cfgs))
+	for i, c := range cfgs {
+		mods[i] = c.Module()
+	}
+	return topOf(cfgs, mods, lanes)
+}
+
+// topOf is Top with modules[i] the module instantiated for cfgs[i]: the
+// library's wrapper, or a user's top implementing that configuration.
+func topOf(cfgs []verilog.Config, modules []string, lanes int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n//\n// %s: the co-simulation top of package cosim. It instantiates every\n", verilog.Header, TopModule)
 	fmt.Fprintf(&b, "// configuration below %d time(s) (lanes: independent egress ports); sel_i\n", lanes)
 	fmt.Fprintf(&b, "// (static during a run) picks the configuration that is clocked and whose\n")
 	fmt.Fprintf(&b, "// outputs are seen. Testbench only, not synthesized.\n//\n")
-	for i, c := range cfgs {
-		fmt.Fprintf(&b, "//   sel %3d  %s\n", i, c.Module())
+	for i := range cfgs {
+		fmt.Fprintf(&b, "//   sel %3d  %s\n", i, modules[i])
 	}
 	fmt.Fprintf(&b, "`default_nettype none\n\nmodule %s (\n", TopModule)
 	ports := topPorts()
@@ -97,11 +107,11 @@ func Top(cfgs []verilog.Config, lanes int) []byte {
 		}
 	}
 	for i, c := range cfgs {
-		fmt.Fprintf(&b, "\n  // sel %d: %s\n  logic clk_%d, en_%d;\n", i, c.Module(), i, i)
+		fmt.Fprintf(&b, "\n  // sel %d: %s\n  logic clk_%d, en_%d;\n", i, modules[i], i, i)
 		fmt.Fprintf(&b, "  assign en_%d  = sel_i == 8'd%d;\n  assign clk_%d = clk_i & en_%d;\n", i, i, i, i)
 		fmt.Fprintf(&b, "  for (genvar k = 0; k < %d; k++) begin : gen_lane_%d\n", lanes, i)
 		fmt.Fprintf(&b, "    logic [%d:0] gen_state;\n    logic [%d:0] stat_field;\n", c.StateBits()-1, c.FieldBits()-1)
-		fmt.Fprintf(&b, "    %s u_stage (\n", c.Module())
+		fmt.Fprintf(&b, "    %s u_stage (\n", modules[i])
 		b.WriteString(verilog.Connections("      ", func(p verilog.Port) string {
 			w := p.Bits(c)
 			switch {

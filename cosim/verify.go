@@ -36,7 +36,14 @@ type Options struct {
 	Stall, Gap   int    // backpressure and input gaps (RunOptions)
 	MaxFail      int
 	Log          io.Writer // progress lines; nil for none
+	// RTL, when set, is a user's stage co-simulated in place of the
+	// library: Configs must be its one configuration.
+	RTL *UserRTL
 }
+
+// DefaultVerify are the co-simulation settings of `ibreservoir verify`
+// (its flags' defaults); set Configs, Icarus and WorkDir.
+var DefaultVerify = Options{Seed: vectors.DefaultSeed, Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10}
 
 // Validate says what is wrong with the options before anything runs.
 func (o *Options) Validate() error {
@@ -52,6 +59,9 @@ func (o *Options) Validate() error {
 	}
 	if o.WorkDir == "" {
 		errs = append(errs, errors.New("no work directory"))
+	}
+	if o.RTL != nil && (len(o.Configs) != 1 || o.Configs[0].Name() != o.RTL.Config.Name()) {
+		errs = append(errs, fmt.Errorf("a user's stage (%s) implements one configuration, %s: co-simulate that one alone", o.RTL.Top, o.RTL.Config.Name()))
 	}
 	if err := (RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts}).Validate(); err != nil {
 		errs = append(errs, err)
@@ -82,13 +92,14 @@ type ConfigReport struct {
 type Report struct {
 	Build      time.Duration // Verilator build (0: reused)
 	Configs    []ConfigReport
-	Mismatches int // over every run
+	Mismatches int // over every run: the comparison with the model
+	Assertions int // over every run: errors the RTL itself reported (Result.Assertions)
 	Uncovered  int // reachable coverage bins not hit, bins hit outside them, and comparator edges missed, over every configuration
 }
 
 // OK reports whether every run matched, covered every reachable bin and
 // comparator edge, and hit no bin outside them.
-func (r *Report) OK() bool { return r.Mismatches == 0 && r.Uncovered == 0 }
+func (r *Report) OK() bool { return r.Mismatches == 0 && r.Assertions == 0 && r.Uncovered == 0 }
 
 func (o *Options) logf(format string, args ...any) {
 	if o.Log != nil {
@@ -109,8 +120,15 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("cosim: %w", err)
 	}
 	rep := &Report{}
-	o.logf("verilator: building %d configuration(s), %d lane(s)\n", len(o.Configs), o.Lanes)
-	m, err := BuildVerilator(ctx, filepath.Join(o.WorkDir, "verilator"), o.Configs, o.Lanes)
+	var m *Model
+	var err error
+	if o.RTL != nil {
+		o.logf("verilator: checking the ports of %s and building it (%s), %d lane(s)\n", o.RTL.Top, o.RTL.FileList, o.Lanes)
+		m, err = BuildVerilatorRTL(ctx, filepath.Join(o.WorkDir, "rtl"), o.RTL, o.Lanes)
+	} else {
+		o.logf("verilator: building %d configuration(s), %d lane(s)\n", len(o.Configs), o.Lanes)
+		m, err = BuildVerilator(ctx, filepath.Join(o.WorkDir, "verilator"), o.Configs, o.Lanes)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +160,14 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		rep.Mismatches += r.Mismatches
+		rep.Assertions += r.Assertions
 		rep.Uncovered += cr.Holes()
 		for _, mm := range r.First {
 			cr.Explained = append(cr.Explained, Explain(set, "verilator", mm))
 		}
-		o.logf("verilator %-36s %6d vectors %4d mismatches  coverage %d/%d  edges %d/%d  %.3f s\n", c.Name(), r.Vectors, r.Mismatches,
-			cr.Reachable-len(cr.Missing), cr.Reachable, cr.Edges.Hit, cr.Edges.Total, r.SimTime.Seconds())
+		cr.explainAssertions(r)
+		o.logf("verilator %-36s %6d vectors %4d mismatches %4d RTL assertions  coverage %d/%d  edges %d/%d  %.3f s\n", c.Name(), r.Vectors, r.Mismatches,
+			r.Assertions, cr.Reachable-len(cr.Missing), cr.Reachable, cr.Edges.Hit, cr.Edges.Total, r.SimTime.Seconds())
 		rep.Configs = append(rep.Configs, cr)
 	}
 	for _, c := range o.Icarus {
@@ -170,17 +190,24 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		if err := writeFile(hexFile, set.WriteHex); err != nil {
 			return nil, err
 		}
-		r, err := RunIcarus(ctx, dir, c, hexFile, len(set.Vectors), o.Stall)
+		var r *Result
+		if o.RTL != nil {
+			r, err = RunIcarusRTL(ctx, dir, o.RTL, hexFile, len(set.Vectors), o.Stall)
+		} else {
+			r, err = RunIcarus(ctx, dir, c, hexFile, len(set.Vectors), o.Stall)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s: %w", c.Name(), err)
 		}
 		checkCount(r, uint64(len(set.Vectors)))
 		cr.Icarus = r
 		rep.Mismatches += r.Mismatches
+		rep.Assertions += r.Assertions
 		for _, mm := range r.First {
 			cr.Explained = append(cr.Explained, Explain(set, "icarus", mm))
 		}
-		o.logf("icarus    %-36s %6d vectors %4d mismatches  %.2f s\n", c.Name(), r.Vectors, r.Mismatches, r.Wall.Seconds())
+		cr.explainAssertions(r)
+		o.logf("icarus    %-36s %6d vectors %4d mismatches %4d RTL assertions  %.2f s\n", c.Name(), r.Vectors, r.Mismatches, r.Assertions, r.Wall.Seconds())
 	}
 	stats, err := SynthesizeAll(ctx, filepath.Join(o.WorkDir, "yosys"), o.Synth, runtime.GOMAXPROCS(0), func(s *SynthStats) {
 		o.logf("yosys     %-36s %6d cells %4d flip-flops  %6.0f NAND2-eq  %5.2f ns  %d warnings  %.1f s\n", s.Config, s.Cells, s.FlipFlops,
@@ -217,6 +244,14 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// explainAssertions adds the run's RTL errors, if any, to the explanations.
+func (cr *ConfigReport) explainAssertions(r *Result) {
+	if r.Assertions > 0 {
+		cr.Explained = append(cr.Explained, fmt.Sprintf("%s: %d errors reported by the RTL's own assertions (not the comparison with the model); the first: %s",
+			r.Simulator, r.Assertions, r.FirstAssertion))
+	}
 }
 
 // checkCount makes a run that checked another number of vectors than the

@@ -80,6 +80,44 @@ func Sources(cfgs []verilog.Config, lanes int) ([]verilog.File, error) {
 	return files, nil
 }
 
+// SourcesRTL returns the files of the Verilator build of a user's stage:
+// its sources, the verification top instantiating u.Top for u.Config, and the
+// testbench.
+func SourcesRTL(u *UserRTL, lanes int) ([]verilog.File, error) {
+	if lanes < 1 || lanes > 8 {
+		return nil, fmt.Errorf("cosim: %d lanes; want 1..8", lanes)
+	}
+	files := append(slices.Clone(u.Files),
+		verilog.File{Name: TopModule + ".sv", Data: topOf([]verilog.Config{u.Config}, []string{u.Top}, lanes)},
+		verilog.File{Name: "tb.cpp", Data: tbSource}, verilog.File{Name: "ibr_vectors.h", Data: tbHeader})
+	return files, nil
+}
+
+// UserFlags are the Verilator options a build of a user's stage adds: its
+// include directories and defines, and lint warnings that do not fail the
+// build (the user's lint is the user's; the library's builds keep -Wall fatal).
+func (u *UserRTL) UserFlags() []string { return append([]string{"-Wno-fatal"}, u.verilatorArgs()...) }
+
+// BuildVerilatorRTL builds the co-simulation of a user's stage in dir, after
+// checking its ports (CheckPorts). A build whose sources, headers and flags
+// are unchanged is reused.
+func BuildVerilatorRTL(ctx context.Context, dir string, u *UserRTL, lanes int) (*Model, error) {
+	if err := u.CheckPorts(ctx, filepath.Join(dir, "ports")); err != nil {
+		return nil, err
+	}
+	files, err := SourcesRTL(u, lanes)
+	if err != nil {
+		return nil, err
+	}
+	b := verilate.Build{Dir: filepath.Join(dir, "build"), Files: files, Inputs: u.Inputs(),
+		Flags: append(append(slices.Clone(verilatorFlags), "-CFLAGS", fmt.Sprintf("-DLANES=%d", lanes)), u.UserFlags()...)}
+	took, err := b.Run(ctx, fmt.Sprintf("cosim: verilator build of %s (%s)", u.Top, u.FileList))
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Dir: b.Dir, Binary: b.Binary(), Configs: []verilog.Config{u.Config}, Lanes: lanes, BuildTime: took}, nil
+}
+
 // BuildVerilator builds the co-simulation of cfgs in dir (created if
 // needed). A build whose sources and flags are unchanged is reused, so tests
 // and `ibreservoir verify` share it.
@@ -163,6 +201,53 @@ type Result struct {
 	SimTime    time.Duration // the testbench's own timing of its main loop (the longest part's)
 	Wall       time.Duration // the whole run: loading and indexing the file, simulating, reporting
 	Output     string        // anything else the simulator printed (assertion messages)
+	// Assertions counts the errors the RTL itself reported ($error, $fatal,
+	// a failed assert): they fail the run like a mismatch, but are not the
+	// comparison with the model. FirstAssertion is the first message.
+	Assertions     int
+	FirstAssertion string
+}
+
+// reAssertion matches an error the RTL reports: Verilator's "[t] %Error:
+// file:line: Assertion failed in ...: msg" (and $error, $fatal), Icarus
+// Verilog's "ERROR: file:line: msg" and "FATAL: ...". Verilator's note that
+// a $stop was ignored (the error limit the testbenches raise) is not one.
+var reAssertion = regexp.MustCompile(`^(?:\[\d+\] )?%(?:Error|Fatal)\b|^(?:ERROR|FATAL): `)
+
+// ErrorLimit lets a Verilator run go on after the RTL reports an error, so
+// the comparison with the model still runs to the end and both are counted.
+const ErrorLimit = "+verilator+error+limit+1000000000"
+
+// IsRTLError reports whether a simulator's output line is an error the RTL
+// reported ($error, $fatal, a failed assert; reAssertion), not one of the
+// named testbench files (whose own verdict, say a $fatal on FAIL, is not
+// the RTL's).
+func IsRTLError(line string, testbenches ...string) bool {
+	if !reAssertion.MatchString(line) || strings.Contains(line, "Verilog $stop") {
+		return false
+	}
+	for _, tb := range testbenches {
+		if strings.Contains(line, tb+":") {
+			return false
+		}
+	}
+	return true
+}
+
+// IsErrorLimitNote reports whether line is Verilator's note that ErrorLimit
+// let a run go on past an error.
+func IsErrorLimitNote(line string) bool {
+	return strings.HasPrefix(line, "-Info: ") && strings.Contains(line, "ignored due to +verilator+error+limit")
+}
+
+// countAssertion counts line if it is an error the RTL reported.
+func (r *Result) countAssertion(line string) {
+	if IsRTLError(line, ExampleTB, TopModule+".sv") {
+		if r.Assertions == 0 {
+			r.FirstAssertion = line
+		}
+		r.Assertions++
+	}
 }
 
 var (
@@ -200,6 +285,7 @@ func parseOutput(sim string, out []byte) (*Result, error) {
 			done = true
 			continue
 		}
+		r.countAssertion(line)
 		other.WriteString(line + "\n")
 	}
 	r.Output = other.String()
@@ -241,7 +327,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 	for k := range o.Parts {
 		go func() {
 			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+digest=%016x", digest), fmt.Sprintf("+maxfail=%d", o.MaxFail),
-				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts)}
+				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts), ErrorLimit}
 			cmd := toolCommand(ctx, m.Binary, args...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -268,6 +354,10 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 		total.Cycles += p.r.Cycles
 		total.SimTime = max(total.SimTime, p.r.SimTime)
 		total.Output += p.r.Output
+		if total.Assertions == 0 {
+			total.FirstAssertion = p.r.FirstAssertion
+		}
+		total.Assertions += p.r.Assertions
 		for b, n := range p.r.Coverage {
 			total.Coverage[b] += n
 		}

@@ -68,6 +68,12 @@ func Sources(cfgs []verilog.Config) ([]verilog.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return withTestbench(all), nil
+}
+
+// withTestbench replaces cosim's testbench in its sources with the DPI
+// package, adapter and testbench.
+func withTestbench(all []verilog.File) []verilog.File {
 	files := slices.DeleteFunc(all, func(f verilog.File) bool { return strings.HasSuffix(f.Name, ".cpp") })
 	return append(files,
 		verilog.File{Name: "ibr_dpi_pkg.vlt", Data: pkgWaivers},
@@ -77,7 +83,7 @@ func Sources(cfgs []verilog.Config) ([]verilog.File, error) {
 		verilog.File{Name: "ibr_dpi.cc", Data: adapterSource},
 		verilog.File{Name: "tb_main.cpp", Data: mainSource},
 		verilog.File{Name: include.HeaderName, Data: include.Header},
-	), nil
+	)
 }
 
 // BuildLibrary builds the C library (go build -buildmode=c-archive of
@@ -126,8 +132,36 @@ func Build(ctx context.Context, dir string, cfgs []verilog.Config, lib string) (
 	return BuildSources(ctx, dir, files, cfgs, lib)
 }
 
+// SourcesRTL returns the files of a scoreboard build of a user's stage: its
+// sources, the verification top instantiating its top, and the DPI package,
+// adapter and testbench.
+func SourcesRTL(u *cosim.UserRTL) ([]verilog.File, error) {
+	all, err := cosim.SourcesRTL(u, 1)
+	if err != nil {
+		return nil, err
+	}
+	return withTestbench(all), nil
+}
+
+// BuildRTL builds the scoreboard of a user's stage in dir, after checking
+// its ports (cosim.UserRTL.CheckPorts), with the C library lib as Build.
+func BuildRTL(ctx context.Context, dir string, u *cosim.UserRTL, lib string) (*Bench, error) {
+	if err := u.CheckPorts(ctx, filepath.Join(dir, "ports")); err != nil {
+		return nil, err
+	}
+	files, err := SourcesRTL(u)
+	if err != nil {
+		return nil, err
+	}
+	return buildSources(ctx, dir, files, []verilog.Config{u.Config}, lib, u.UserFlags(), u.Inputs())
+}
+
 // BuildSources builds the given sources (Sources, possibly edited by a test).
 func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lib string) (*Bench, error) {
+	return buildSources(ctx, dir, files, cfgs, lib, nil, nil)
+}
+
+func buildSources(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lib string, flags []string, inputs [][]byte) (*Bench, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -148,8 +182,8 @@ func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []
 	if err != nil {
 		return nil, fmt.Errorf("dpi: the C library: %w", err)
 	}
-	b := verilate.Build{Dir: dir, Files: files, After: []string{lib}, Inputs: [][]byte{libData}}
-	b.Flags = append(slices.Clone(verilatorFlags), "-CFLAGS", "-I"+b.Src())
+	b := verilate.Build{Dir: dir, Files: files, After: []string{lib}, Inputs: append([][]byte{libData}, inputs...)}
+	b.Flags = append(append(slices.Clone(verilatorFlags), "-CFLAGS", "-I"+b.Src()), flags...)
 	took, err := b.Run(ctx, fmt.Sprintf("dpi: verilator build of %d configurations", len(cfgs)))
 	if err != nil {
 		return nil, err
@@ -157,8 +191,12 @@ func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []
 	return &Bench{Dir: dir, Binary: b.Binary(), Configs: cfgs, BuildTime: took}, nil
 }
 
-// RunOptions tune a scoreboard run; each is used as given (the command's
-// defaults: 64 packets a chain, 10% stalls, 5% gaps, 5 mismatches printed).
+// DefaultRun are the run options of `ibreservoir scoreboard` (its flags'
+// defaults); set Repro.
+var DefaultRun = RunOptions{Packets: 1_000_000, Seed: 1, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5}
+
+// RunOptions tune a scoreboard run; each is used as given (DefaultRun: 64
+// packets a chain, 10% stalls, 5% gaps, 5 mismatches printed).
 type RunOptions struct {
 	Packets int    // packets to check
 	Seed    uint64 // the stimulus seed and the model's (the ports' generator states)
@@ -190,6 +228,11 @@ type Result struct {
 	SimTime    time.Duration // the testbench's own timing of its clock loop
 	Wall       time.Duration
 	Model      string // the model's version and configuration, as the testbench printed them
+	// Assertions counts the errors the RTL itself reported (cosim.IsRTLError):
+	// they fail the run like a mismatch but are not the comparison with the
+	// model. FirstAssertion is the first message.
+	Assertions     int
+	FirstAssertion string
 }
 
 // Rate is the packets checked per second of simulation.
@@ -237,7 +280,7 @@ func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error)
 		"+name=" + c.Name(), "+repro=" + repro,
 		fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+packets=%d", o.Packets), fmt.Sprintf("+seed=%d", o.Seed),
 		fmt.Sprintf("+chain=%d", o.Chain), fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap),
-		fmt.Sprintf("+maxfail=%d", o.MaxFail),
+		fmt.Sprintf("+maxfail=%d", o.MaxFail), cosim.ErrorLimit,
 	}
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, b.Binary, args...)
@@ -294,8 +337,15 @@ func parse(out []byte) (*Result, error) {
 			r.Model = m
 			continue
 		}
-		if strings.HasSuffix(line, ": Verilog $finish") {
-			continue // Verilator's note of where $finish was called
+		if strings.HasSuffix(line, ": Verilog $finish") || cosim.IsErrorLimitNote(line) {
+			continue // Verilator's notes of where $finish was called, and of an error let pass
+		}
+		if cosim.IsRTLError(line, TopModule+".sv") {
+			if r.Assertions == 0 {
+				r.FirstAssertion = line
+			}
+			r.Assertions++
+			continue
 		}
 		other.WriteString(line + "\n")
 	}
@@ -310,10 +360,13 @@ func parse(out []byte) (*Result, error) {
 
 // Print writes a run's summary line and its first mismatches in full.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "%-36s %8d packets %6d malformed %4d mismatches  %.2f s  %.0f packets/s\n",
-		r.Config.Name(), r.Packets, r.Malformed, r.Mismatches, r.SimTime.Seconds(), r.Rate())
+	fmt.Fprintf(w, "%-36s %8d packets %6d malformed %4d mismatches %4d RTL assertion errors  %.2f s  %.0f packets/s\n",
+		r.Config.Name(), r.Packets, r.Malformed, r.Mismatches, r.Assertions, r.SimTime.Seconds(), r.Rate())
 	for _, m := range r.First {
 		fmt.Fprintln(w, m.Report)
+	}
+	if r.Assertions > 0 {
+		fmt.Fprintf(w, "%d errors reported by the RTL's own assertions (not the comparison with the model); the first: %s\n", r.Assertions, r.FirstAssertion)
 	}
 }
 

@@ -63,6 +63,18 @@ var docTable = map[string]docEntry{
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0 --gap 0": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	// docs/rtl.md: a team's own stage (a copy of the library with a planted bug) and the mutation campaign.
+	"go run . verilog --out out/mine": {Why: "as written: the copy the next commands plant a bug in and check"},
+	`cd out/mine && sed -i 's/\(stat_field_o *<= \)field_new;/\1field_in;/' ibr_switch_stage.sv`: {Why: "as written: plants the bug"},
+	"go run . verify --rtl out/mine/ibr_stage.f --top ibr_stage_mult0_ideal_c3 --random 200": {Exit: 1,
+		Why: "documented to fail: the comparison with the model finds the planted bug", Needs: []string{"verilator", "iverilog"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . scoreboard --rtl out/mine/ibr_stage.f --top ibr_stage_mult0_ideal_c3 --packets 20000": {Exit: 1,
+		Why: "the same planted bug, found by the scoreboard", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . mutate --only count-wraps,stat-field-old --scoreboard=false": {
+		Why: "as written: two mutants, each a Verilator build", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . mutate --doc docs/rtl.md": {Run: "go run . mutate --only stat-field-old --scoreboard=false",
+		Why: "the whole campaign takes about half an hour (a Verilator build per mutant); one mutant (the table is held by TestCampaignTable)", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+
 	// docs/testbench.md: the C library, the DPI scoreboard, a replayed packet.
 	"go run . scoreboard": {Run: "go run . scoreboard --packets 20000",
 		Why: "a million packets take about 10 s after a build; 20 000 through the same build", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},

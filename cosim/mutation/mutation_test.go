@@ -1,0 +1,168 @@
+package mutation
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ibreservoir/internal/testtool"
+	"ibreservoir/verilog"
+)
+
+// subset is the campaign's share that TestCampaignSubset re-runs: a status,
+// a packet and a generator-state check, each caught by verify.
+var subset = []string{"stat-field-old", "vcrc-seed", "ideal-accept-le"}
+
+// TestApply: every mutation applies to the current library exactly once and
+// changes only its file, on a configuration that exists; the ids are unique
+// and the campaign holds at least 20 bugs of every kind it names.
+func TestApply(t *testing.T) {
+	lib, err := verilog.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	kinds := map[string]int{}
+	for _, m := range Mutations {
+		if seen[m.ID] {
+			t.Errorf("mutation %s twice", m.ID)
+		}
+		seen[m.ID] = true
+		kinds[m.Kind]++
+		if m.Old == m.New {
+			t.Errorf("%s: the patch changes nothing", m.ID)
+		}
+		if _, err := m.ConfigOf(); err != nil {
+			t.Error(err)
+		}
+		out, err := m.Apply(lib)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		for i := range lib {
+			changed := !bytes.Equal(out[i].Data, lib[i].Data)
+			if changed != (lib[i].Name == m.File) {
+				t.Errorf("%s: %s changed=%t", m.ID, lib[i].Name, changed)
+			}
+		}
+	}
+	if len(Mutations) < 20 {
+		t.Errorf("%d mutations, want at least 20", len(Mutations))
+	}
+	for _, k := range []string{KindSampling, KindWidth, KindGapStall, KindBadPacket, KindLane, KindReset, KindGenerator, KindHash} {
+		if kinds[k] == 0 {
+			t.Errorf("no mutation of kind %s", k)
+		}
+	}
+	// The checked-in library is untouched by Apply.
+	again, _ := verilog.Library()
+	for i := range lib {
+		if !bytes.Equal(again[i].Data, lib[i].Data) {
+			t.Errorf("Apply changed the library's %s", lib[i].Name)
+		}
+	}
+}
+
+// docRows reads the campaign's table from docs/rtl.md: its summary line and
+// its rows, by mutation id.
+func docRows(t *testing.T) (summary string, rows []string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "rtl.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), Section.Begin+"\n")
+	body, _, ok2 := strings.Cut(rest, Section.End)
+	if !ok || !ok2 {
+		t.Fatalf("docs/rtl.md lacks the campaign's markers")
+	}
+	for _, l := range strings.Split(body, "\n") {
+		switch {
+		case strings.HasPrefix(l, "| mutation |") || strings.HasPrefix(l, "|---"):
+		case strings.HasPrefix(l, "| "):
+			rows = append(rows, l)
+		case strings.Contains(l, "planted bugs caught"):
+			summary = l
+		}
+	}
+	return summary, rows
+}
+
+// TestCampaignTable holds docs/rtl.md's campaign table to the campaign: one
+// row per mutation, in order, with its id, kind, bug, file and configuration
+// as the list has them, an outcome in every row, and a summary line that
+// counts the rows caught.
+func TestCampaignTable(t *testing.T) {
+	summary, rows := docRows(t)
+	if len(rows) != len(Mutations) {
+		t.Fatalf("the table has %d rows for %d mutations: rerun go run . mutate --doc docs/rtl.md", len(rows), len(Mutations))
+	}
+	caught := 0
+	for i, m := range Mutations {
+		cells := strings.Split(strings.Trim(rows[i], "| "), " | ")
+		if len(cells) != 9 {
+			t.Errorf("row %d: %d cells, want 9: %s", i, len(cells), rows[i])
+			continue
+		}
+		want := []string{m.ID, m.Kind, m.What, m.File, m.Config}
+		for k, w := range want {
+			if cells[k] != w {
+				t.Errorf("row %d (%s) cell %d: %q, want %q: rerun the campaign", i, m.ID, k, cells[k], w)
+			}
+		}
+		switch by := cells[5]; {
+		case by == "verify" && strings.HasSuffix(cells[7], " vectors"), by == "scoreboard" && strings.HasSuffix(cells[7], " packets"):
+			caught++
+		case strings.HasPrefix(by, "escaped") && cells[6] == "-" && cells[7] == "-":
+		default:
+			t.Errorf("row %d (%s): caught by %q after %q: no outcome", i, m.ID, by, cells[7])
+		}
+	}
+	if want := fmt.Sprintf("%d of %d planted bugs caught", caught, len(Mutations)); !strings.HasPrefix(summary, want) {
+		t.Errorf("summary %q, want it to begin %q", summary, want)
+	}
+}
+
+// TestCampaignSubset re-runs a few of the campaign's mutations, one per
+// kind of check, and requires each row of the table as written: the CI's
+// share of the campaign.
+func TestCampaignSubset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Verilator model per mutation")
+	}
+	testtool.Need(t, "verilator")
+	_, rows := docRows(t)
+	work, err := os.UserCacheDir()
+	if err != nil {
+		work = os.TempDir()
+	}
+	for _, id := range subset {
+		m, ok := ByID(id)
+		if !ok {
+			t.Fatalf("no mutation %s", id)
+		}
+		out, err := Run(context.Background(), m, Options{WorkDir: filepath.Join(work, "ibreservoir-test", "mutation")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s", id, out.Summary())
+		got := Row(m, out)
+		found := false
+		for _, r := range rows {
+			if strings.HasPrefix(r, "| "+id+" |") {
+				found = true
+				if r != got {
+					t.Errorf("%s:\n got  %s\n want %s (docs/rtl.md)", id, got, r)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no row in docs/rtl.md", id)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package dpi
+
+import "testing"
+
+// TestParseAssertions: the errors the RTL reports are counted apart from the
+// mismatches, Verilator's note of an error let pass is not output the
+// testbench should not print, and the testbench's own messages are not the
+// RTL's.
+func TestParseAssertions(t *testing.T) {
+	out := "MODEL 0.1 hash=mult0\n" +
+		"[40] %Error: ibr_gen_ideal.sv:128: Assertion failed in TOP.ibr_dpi_tb.u: ibr_gen_ideal: all-zero state\n" +
+		"-Info: ibr_gen_ideal.sv:128: Verilog $stop, ignored due to +verilator+error+limit\n" +
+		"[41] %Error: ibr_gen_ideal.sv:128: Assertion failed in TOP.ibr_dpi_tb.u: again\n" +
+		"RESULT packets=9 mismatches=0 malformed=0 cycles=90\nSECONDS 0.5\n"
+	r, err := parse([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Assertions != 2 || r.Mismatches != 0 || r.FirstAssertion == "" {
+		t.Errorf("assertions %d (first %q), mismatches %d; want 2, the first, 0", r.Assertions, r.FirstAssertion, r.Mismatches)
+	}
+	tb := "%Error: " + TopModule + ".sv:12: the testbench's own\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n"
+	if _, err := parse([]byte(tb)); err == nil {
+		t.Error("a testbench's own error line was taken for the RTL's and accepted")
+	}
+}
