@@ -27,6 +27,7 @@ import (
 	"ibreservoir/header"
 	"ibreservoir/internal/version"
 	"ibreservoir/refmodel"
+	"ibreservoir/rng"
 )
 
 func main() {}
@@ -321,23 +322,29 @@ func b32(b bool) C.int32_t {
 //export ibrgo_port_state
 func ibrgo_port_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		return mo.portState(sw, port, state, stateWords, mo.port)
+		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (rng.State, error) {
+			p, err := mo.port(l)
+			if err != nil {
+				return nil, err
+			}
+			return p.State(), nil
+		})
 	}))
 }
 
 //export ibrgo_port_seed_state
 func ibrgo_port_seed_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (*refmodel.Port, error) {
-			p, err := mo.m.NewPort(l)
-			return p, as(errArg, err)
+		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (rng.State, error) {
+			st, err := mo.m.SeedState(l)
+			return st, as(errArg, err)
 		})
 	}))
 }
 
-// portState writes into state the state of the port that get returns.
+// portState writes into state the generator state that get returns.
 func (mo *model) portState(sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t,
-	get func(refmodel.Link) (*refmodel.Port, error)) error {
+	get func(refmodel.Link) (rng.State, error)) error {
 	words, err := wordsOf(state, stateWords)
 	if err != nil {
 		return err
@@ -345,11 +352,11 @@ func (mo *model) portState(sw C.uint16_t, port C.uint8_t, state *C.uint32_t, sta
 	if need := int(mo.info.StateWords); len(words) < need {
 		return failf(errArg, "generator state of %d words; the generator's %d bits need %d", len(words), mo.info.StateBits, need)
 	}
-	pt, err := get(refmodel.Link{Switch: uint16(sw), Port: uint8(port)})
+	st, err := get(refmodel.Link{Switch: uint16(sw), Port: uint8(port)})
 	if err != nil {
 		return err
 	}
-	stateToWords(pt.State(), words)
+	stateToWords(st, words)
 	return nil
 }
 

@@ -71,11 +71,11 @@ func transcript(t *testing.T, config string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "libibreservoir %s: %s\n", version.Version, c.Settings())
-	nic := m.NewNIC(0x0101)
+	nic := m.NIC(0x0101)
 	path := []refmodel.Link{{Switch: 1, Port: 33}, {Switch: 10, Port: 1}, {Switch: 100, Port: 2}, {Switch: 21, Port: 1}, {Switch: 2, Port: 5}}
 	var ports []*refmodel.Port
 	for _, l := range path {
-		p, err := m.NewPort(l)
+		p, err := m.Port(l)
 		if err != nil {
 			t.Fatal(err)
 		}

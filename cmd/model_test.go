@@ -169,6 +169,37 @@ func TestBindModelFlags(t *testing.T) {
 	}
 }
 
+// TestModelFlagsAreSettings: the command line's model flags read every
+// configuration string the same way refmodel.ParseConfig does (they bind the
+// same refmodel.Settings), for configurations of every scheme and kind.
+func TestModelFlagsAreSettings(t *testing.T) {
+	for _, s := range []string{
+		"",
+		refmodel.RecommendedConfig().Settings(),
+		"scheme=tworeservoir sender-draws=5 generator=sender global=true placement=footer",
+		"scheme=fullid count-bits=4 switch-bits=10 port-bits=6 placement=footer hash=crc16 max-switch=1000",
+		"hash=siphash siphash-key=000102030405060708090a0b0c0d0eff id=psn-destqp link=wide max-port=200 seed=77",
+	} {
+		want, err := refmodel.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := refmodel.DefaultConfig()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		bindModelFlags(fs, &c)
+		var args []string
+		for _, item := range strings.Fields(want.Settings()) {
+			args = append(args, "--"+item)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if c.Settings() != want.Settings() {
+			t.Errorf("flags %v gave %s, want %s", args, c.Settings(), want.Settings())
+		}
+	}
+}
+
 // TestModelFlagErrors: bad numbers are refused before any work (NaN used to
 // spin in RequiredPackets, a billion links to overflow int64 and hang), and
 // flags without effect are errors.
