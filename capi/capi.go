@@ -37,7 +37,7 @@ func main() {}
 // length, not a packet.
 const maxBuffer = 1 << 16
 
-var versionString = C.CString(version.Version) // static, never freed
+var versionString = C.CString(version.String()) // static, never freed
 
 //export ibrgo_version
 func ibrgo_version() *C.char { return versionString }

@@ -232,8 +232,8 @@ func TestMatchesModel(t *testing.T) {
 // TestErrors gives every entry point bad arguments: each must return its
 // status, keep its message, and change none of its outputs.
 func TestErrors(t *testing.T) {
-	if v := callVersion(); v != version.Version {
-		t.Errorf("version %q, want %q", v, version.Version)
+	if v := callVersion(); v != version.String() {
+		t.Errorf("version %q, want %q", v, version.String())
 	}
 	for _, tc := range []struct {
 		config string
