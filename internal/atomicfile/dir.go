@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // A Dir is a set of output files written together into a directory: they are
@@ -55,7 +54,7 @@ func removeStale(dir string) {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		if processGone(pid) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
