@@ -18,6 +18,7 @@ import (
 	"ibreservoir/cfplot"
 	"ibreservoir/congestion"
 	"ibreservoir/fabric"
+	"ibreservoir/header"
 	"ibreservoir/internal/atomicfile"
 	"ibreservoir/internal/cli"
 	"ibreservoir/refmodel"
@@ -174,7 +175,7 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				opt := cfplot.Options{Title: v.Title, Direction: cfDirections[v.Direction], MaxLeaves: o.Crop, PNGDPI: 150}
+				opt := cfplot.Options{Title: v.Title, Notes: plotNotes(r, o.Experiment, v.File), Direction: cfDirections[v.Direction], MaxLeaves: o.Crop, PNGDPI: 150}
 				if err := cfplot.Write(dir.Path(v.File+ext), run.Tree, v.Fractions, opt); err != nil {
 					return err
 				}
@@ -229,4 +230,43 @@ func printSimSummary(w io.Writer, r *fabric.Result, o *simOptions, wall time.Dur
 	fmt.Fprintf(w, "port counters: %.1f%% of %d (port, %.0f us interval) observations stalled for credit; largest FITF %.2f\n",
 		100*r.Counters.Stalled, r.Counters.Observations, float64(r.Counters.IntervalPS)/1e6, r.Counters.MaxFITF)
 	fmt.Fprintf(w, "wrote %s\n", out)
+}
+
+// plotNotes are the lines a congested-fraction plot needs to be judged: what
+// the scheme's short name stands for, the packets and the seed, and the
+// threshold below which a link is not drawn. file is the plot's file name
+// (fabric.PlotView.File), which starts with the scheme's short name or
+// "truth".
+func plotNotes(r *fabric.Result, e fabric.Experiment, file string) []string {
+	name, _, _ := strings.Cut(file, "-")
+	p := e.P
+	if p == 0 {
+		p = refmodel.DefaultP
+	}
+	counts := fmt.Sprintf("%d packets, seed %d", r.Stats.Packets, r.Seed)
+	names := e.Schemes
+	if len(names) == 0 {
+		names = fabric.DefaultSchemeNames()
+	}
+	for i, sc := range r.Schemes { // in the experiment's order of names
+		if i >= len(names) || strings.TrimSpace(names[i]) != name {
+			continue
+		}
+		notes := []string{name + " = " + sc.Name + ": " + sc.Config}
+		if cs, err := fabric.Schemes([]string{name}, r.Seed, 0, 1); err == nil {
+			c := cs[0]
+			layout := c.Telemetry.Name()
+			if l, err := c.Telemetry.Layout(); err == nil {
+				layout = l.Name
+			}
+			notes = []string{fmt.Sprintf("%s = %s (scheme, hop-count bits, where the fields go): hash %s, id %s, generator %s",
+				name, layout, c.Hash, c.ID, c.Generator)}
+			if c.Telemetry.Scheme == header.FullID {
+				return append(notes, counts+"; full ID: every link a packet was sampled on is drawn")
+			}
+		}
+		return append(notes, fmt.Sprintf("%s; links whose weighted count is below the threshold of section 5.3 "+
+			"(L = %d, the diameter; p = %g) are not drawn", counts, r.Stats.Diameter, p))
+	}
+	return []string{"truth: the simulator's own count of the packets that left each link through a congested port", counts}
 }
