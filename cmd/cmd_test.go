@@ -121,7 +121,7 @@ func TestMistypedSubcommand(t *testing.T) {
 // --count-bits and --decode-flows lists are checked by battery.New before any
 // work.
 func TestNumericFlagsRangeChecked(t *testing.T) {
-	allowed := map[string]bool{"stats --count-bits": true, "stats --decode-flows": true}
+	allowed := map[string]bool{"stats --count-widths": true, "stats --count-bits": true, "stats --decode-flows": true}
 	var walk func(c *cobra.Command)
 	n := 0
 	walk = func(c *cobra.Command) {
