@@ -50,6 +50,9 @@ func constructedCommands() []*cobra.Command {
 // number (130, 143), whatever error the interrupted work returned. A command
 // that finished before it saw the signal has written everything: it succeeds.
 func Execute() int {
+	// Every command's init has run by now: complete the values of their
+	// enumerated flags.
+	cli.RegisterCompletions(rootCmd)
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	err := rootCmd.ExecuteContext(ctx)

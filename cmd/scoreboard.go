@@ -51,6 +51,9 @@ changed); then it runs each configuration for --packets packets. Every
 mismatch is printed with the packet, a field-by-field diff and the
 ibreservoir stage command that writes the packet as a vector. It exits 1 on
 any mismatch. docs/testbench.md describes the layers.`,
+	Example: `  ibreservoir scoreboard
+  ibreservoir scoreboard --configs mult0_ideal_c3,crc32_lfsr_lut_b16_c4 --packets 100000
+  ibreservoir scoreboard --hash siphash --generator lfsr-lut/b16 --id psn-slid --stall 25% --gap 10%`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		return runScoreboard(cmd.Context(), cmd.OutOrStdout(), scoreboardOpts)
@@ -62,7 +65,7 @@ func init() {
 	fs.StringVar(&scoreboardOpts.Configs, "configs", scoreboardOpts.Configs,
 		"configurations: flags (the one the RTL flags choose), all (every hash x generator x count width), subset (one per hash), or comma-separated names like mult0_ideal_c3")
 	fs.StringVar(&scoreboardOpts.Work, "work", scoreboardOpts.Work, "work directory: the C library and the Verilator build")
-	fs.StringVar(&scoreboardOpts.Lib, "lib", "", "a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi); default: build it")
+	fs.StringVar(&scoreboardOpts.Lib, "lib", "", "a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi) (default build it from this checkout)")
 	cli.IntVar(fs, &scoreboardOpts.Packets, "packets", 1, math.MaxInt, "packets per configuration")
 	fs.Uint64Var(&scoreboardOpts.Seed, "seed", scoreboardOpts.Seed, "seed of the random packets and of the ports' generator states")
 	cli.IntVar(fs, &scoreboardOpts.Chain, "chain", 1, math.MaxInt, "packets through each port before the next (a port's generator state is loaded at its first)")

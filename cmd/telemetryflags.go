@@ -67,7 +67,7 @@ func checkTelemetryFlags(fs *pflag.FlagSet, s header.TelemetrySpec) error {
 // depends on it.
 func bindLNHFlag(fs *pflag.FlagSet, global *bool) {
 	fs.BoolVar(global, flagGlobal, *global,
-		"global packets (LNH=3, with a GRH), in which the LRH is outside the ICRC; default local (LNH=2)")
+		"global packets (LNH=3, with a GRH), in which the LRH is outside the ICRC; false: local packets (LNH=2)")
 }
 
 // lnhOf returns the LNH that --global selects.

@@ -91,6 +91,11 @@ reports a bin Alg. 8 cannot reach, or a formal property fails; 130 when
 interrupted (Ctrl-C), with nothing written. A flag that has no effect in the
 chosen mode is an error. Verilator, Icarus Verilog, Yosys, OpenSTA, the OSU
 library and z3 come from scripts/setup.sh.`,
+	Example: `  ibreservoir verify
+  ibreservoir verify --configs mult0_ideal_c3 --icarus none --random 200
+  ibreservoir verify --configs flags --hash siphash --generator lfsr-lut/b16 --id psn-slid
+  ibreservoir verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0% --gap 0%
+  ibreservoir verify --synth --synth-table docs/synthesis.md`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := verifyOpts
@@ -124,7 +129,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
 	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the formal configurations")
 	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
-	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
+	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (default each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	bindRTLFlags(fs, &o.Flags)
 }
