@@ -52,7 +52,7 @@ does (refmodel.RecommendedConfig).`,
 		Example: `  ibreservoir model config
   ibreservoir model config --hash siphash --id psn-slid --generator lfsr-lut/b16
   ibreservoir model config --scheme tworeservoir --sender-draws 5 --generator sender --global --placement footer`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkTelemetryFlags(cmd.Flags(), o.Config.Telemetry); err != nil {
 				return err
