@@ -3,8 +3,10 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -262,5 +264,33 @@ func TestModelFormats(t *testing.T) {
 		if f, _ := r.Float64(); !ok || f != h.P.Value {
 			t.Errorf("hop %d: %s is not %v", h.Hop, h.P.Exact, h.P.Value)
 		}
+	}
+}
+
+// TestRecommendedConfigIsChosen: refmodel.RecommendedConfig is the
+// configuration the checked-in decode record and synthesis costs choose, the
+// cheapest sound for decoding at every window (the "which configuration to
+// choose" table of README.md and docs/battery.md): its hash, generator and
+// hop-count width name every window's row.
+func TestRecommendedConfigIsChosen(t *testing.T) {
+	table, err := chooseTable(filepath.Join("..", "docs", "decode.json"), filepath.Join("..", "docs", "synthesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := refmodel.RecommendedConfig()
+	want := fmt.Sprintf("| %s with %s (`%s_%s_c%d`", c.Hash.Kind, c.Generator, c.Hash.Kind,
+		strings.NewReplacer("-", "_", "/", "_").Replace(c.Generator), c.Telemetry.CountBits)
+	rows := 0
+	for _, l := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(l, "| 2^") {
+			continue
+		}
+		rows++
+		if _, row, _ := strings.Cut(l[1:], "|"); !strings.HasPrefix(row, want[1:]) {
+			t.Errorf("the table chooses %q; RecommendedConfig is %s", l, want)
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no window rows in the table:\n%s", table)
 	}
 }
