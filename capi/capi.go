@@ -46,7 +46,7 @@ const (
 // specInit is IBR_PACKET_SPEC_INIT, the mark ibr_packet_spec_init leaves.
 const specInit = C.IBR_PACKET_SPEC_INIT
 
-var versionString = C.CString(version.Version) // static, never freed
+var versionString = C.CString(version.String()) // static, never freed
 
 //export ibrgo_version
 func ibrgo_version() *C.char { return versionString }
@@ -388,11 +388,11 @@ func b32(b bool) C.int32_t {
 func ibrgo_port_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
 		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (rng.State, error) {
-			pt, err := mo.port(l)
+			p, err := mo.port(l)
 			if err != nil {
 				return nil, err
 			}
-			return pt.State(), nil
+			return p.State(), nil
 		})
 	}))
 }
@@ -400,21 +400,9 @@ func ibrgo_port_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uin
 //export ibrgo_port_seed_state
 func ibrgo_port_seed_state(h C.ibr_model, sw C.uint16_t, port C.uint8_t, state *C.uint32_t, stateWords C.size_t) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		// A fresh generator of the link's seed, not the model's own for the
-		// link (which may have drawn since).
 		return mo.portState(sw, port, state, stateWords, func(l refmodel.Link) (rng.State, error) {
-			if err := mo.m.CheckLink(l); err != nil {
-				return nil, as(errArg, err)
-			}
-			c := mo.m.Config()
-			if c.SenderMode() {
-				return nil, nil
-			}
-			g, err := c.NewPortGenerator(l.Switch, l.Port)
-			if err != nil {
-				return nil, as(errArg, err)
-			}
-			return g.State(), nil
+			st, err := mo.m.SeedState(l)
+			return st, as(errArg, err)
 		})
 	}))
 }

@@ -144,7 +144,7 @@ func TestMatchesModel(t *testing.T) {
 				t.Fatalf("%s: send: %s", settings, lastError(h))
 			}
 			if nics[lid] == nil {
-				nics[lid] = m.NewNIC(lid)
+				nics[lid] = m.NIC(lid)
 			}
 			if err := nics[lid].Send(want); err != nil || !bytes.Equal(pkt, want) {
 				t.Fatalf("%s: sent %x, model %x (%v)", settings, pkt, want, err)
@@ -152,7 +152,7 @@ func TestMatchesModel(t *testing.T) {
 			for hop, l := range pathLinks {
 				cong := r.IntN(2)
 				if ports[l] == nil {
-					if ports[l], err = m.NewPort(l); err != nil {
+					if ports[l], err = m.Port(l); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -232,8 +232,8 @@ func TestMatchesModel(t *testing.T) {
 // TestErrors gives every entry point bad arguments: each must return its
 // status, keep its message, and change none of its outputs.
 func TestErrors(t *testing.T) {
-	if v := callVersion(); v != version.Version {
-		t.Errorf("version %q, want %q", v, version.Version)
+	if v := callVersion(); v != version.String() {
+		t.Errorf("version %q, want %q", v, version.String())
 	}
 	for _, tc := range []struct {
 		config string
@@ -405,7 +405,7 @@ func TestPortSeedState(t *testing.T) {
 	h := mustModel(t, "hash=crc32 generator=lfsr-lut/b16 count-bits=4 seed=9")
 	c, _ := refmodel.ParseConfig("hash=crc32 generator=lfsr-lut/b16 count-bits=4 seed=9")
 	m, _ := refmodel.New(c)
-	p, err := m.NewPort(refmodel.Link{Switch: 5, Port: 6})
+	p, err := m.Port(refmodel.Link{Switch: 5, Port: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

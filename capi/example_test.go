@@ -34,7 +34,10 @@ func buildLibrary(t *testing.T) string {
 		}
 		for _, mode := range []string{"c-archive", "c-shared"} {
 			ext := map[string]string{"c-archive": ".a", "c-shared": ".so"}[mode]
-			out, err := exec.Command("go", "build", "-buildmode="+mode, "-o", filepath.Join(libDir, "libibreservoir"+ext), ".").CombinedOutput()
+			// The version pinned to the test's own: a go build in a git
+			// checkout records the commit, which go test does not.
+			out, err := exec.Command("go", "build", "-buildmode="+mode, "-ldflags=-X ibreservoir/internal/version.Version="+version.String(),
+				"-o", filepath.Join(libDir, "libibreservoir"+ext), ".").CombinedOutput()
 			if err != nil {
 				libErr = fmt.Errorf("go build -buildmode=%s: %v\n%s", mode, err, out)
 				return
@@ -70,12 +73,12 @@ func transcript(t *testing.T, config string) string {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "libibreservoir %s: %s\n", version.Version, c.Settings())
-	nic := m.NewNIC(0x0101)
+	fmt.Fprintf(&b, "libibreservoir %s: %s\n", version.String(), c.Settings())
+	nic := m.NIC(0x0101)
 	path := []refmodel.Link{{Switch: 1, Port: 33}, {Switch: 10, Port: 1}, {Switch: 100, Port: 2}, {Switch: 21, Port: 1}, {Switch: 2, Port: 5}}
 	var ports []*refmodel.Port
 	for _, l := range path {
-		p, err := m.NewPort(l)
+		p, err := m.Port(l)
 		if err != nil {
 			t.Fatal(err)
 		}

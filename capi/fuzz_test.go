@@ -25,7 +25,7 @@ func FuzzCAPI(f *testing.F) {
 		pkt := []byte{1, 2, 3}
 		if err == nil {
 			m, _ := refmodel.New(c)
-			pkt, _ = m.NewNIC(1).Packet(refmodel.PacketSpec{DLID: 2, PSN: 3, Payload: []byte("fuzz")})
+			pkt, _ = m.NIC(1).Packet(refmodel.PacketSpec{DLID: 2, PSN: 3, Payload: []byte("fuzz")})
 		}
 		for op := range uint8(8) {
 			f.Add(config, pkt, uint16(1), uint8(1), int8(op%3), []byte{1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 1}, op)
@@ -76,7 +76,7 @@ func FuzzCAPI(f *testing.F) {
 				}
 				return
 			}
-			p, err := m.NewPort(refmodel.Link{Switch: sw, Port: port})
+			p, err := m.Port(refmodel.Link{Switch: sw, Port: port})
 			if err != nil {
 				t.Fatalf("the library staged on a port the model refuses: %v", err)
 			}
@@ -136,7 +136,7 @@ func FuzzCAPI(f *testing.F) {
 func FuzzBatch(f *testing.F) {
 	c, _ := refmodel.ParseConfig("")
 	m, _ := refmodel.New(c)
-	nic := m.NewNIC(1)
+	nic := m.NIC(1)
 	var good []byte
 	for i := range 3 {
 		p, _ := nic.Packet(refmodel.PacketSpec{DLID: 2, PSN: uint32(i), Payload: make([]byte, 4*i)})

@@ -246,7 +246,7 @@ func (mo *model) port(l refmodel.Link) (*refmodel.Port, error) {
 	if err := mo.m.CheckLink(l); err != nil {
 		return nil, as(errArg, err)
 	}
-	p, err := mo.m.NewPort(l)
+	p, err := mo.m.Port(l)
 	if err != nil {
 		return nil, as(errArg, err)
 	}
@@ -259,7 +259,7 @@ func (mo *model) nic(lid uint16) *refmodel.NIC {
 	if n := mo.nics[lid]; n != nil {
 		return n
 	}
-	n := mo.m.NewNIC(lid)
+	n := mo.m.NIC(lid)
 	mo.nics[lid] = n
 	return n
 }

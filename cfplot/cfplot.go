@@ -52,7 +52,11 @@ func (d Direction) String() string { return [...]string{"both", "up", "down"}[d]
 
 // Options control a plot.
 type Options struct {
-	Title     string
+	Title string
+	// Notes are lines of small text under the title: what the plot needs to
+	// be judged (the scheme a short name stands for, the packets, the seed,
+	// the threshold below which a link is not drawn).
+	Notes     []string
 	Direction Direction
 	// MaxLeaves crops the plot to the left-most leaves (0: the whole tree).
 	MaxLeaves int
@@ -200,6 +204,9 @@ func layout(t *topo.Topology, o Options) geometry {
 		labelW = max(labelW, small.Width(rowLabels[l]))
 		widest = max(widest, len(r))
 	}
+	// The axis of the compute nodes' numbers, labelled as the rows are.
+	nodeAxis := fmt.Sprintf("compute node 0-%d", t.Nodes()-1)
+	labelW = max(labelW, small.Width(nodeAxis))
 	g.left = margin + labelW + 2*vg.Millimeter
 	treeW := vg.Length(widest) * leafGap
 
@@ -218,6 +225,9 @@ func layout(t *topo.Topology, o Options) geometry {
 		ts.XAlign, ts.YAlign = draw.XRight, draw.YCenter
 		g.texts = append(g.texts, placedText{ts, vg.Point{X: g.left - 2*vg.Millimeter, Y: g.y[r[0]]}, rowLabels[l]})
 	}
+	axis := small
+	axis.XAlign = draw.XRight
+	g.texts = append(g.texts, placedText{axis, vg.Point{X: g.left - 2*vg.Millimeter, Y: numY}, nodeAxis})
 	// Compute nodes: a column under each shown leaf, numbered top to bottom;
 	// every step-th column is labelled with its first node's number.
 	colGap := treeW / vg.Length(len(leaves))
@@ -260,6 +270,10 @@ func layout(t *topo.Topology, o Options) geometry {
 	}
 	caption := small
 	caption.YAlign = draw.YTop
+	for _, line := range o.Notes {
+		top = append(top, placedText{caption, vg.Point{X: margin / 2, Y: y}, line})
+		y -= smallSize * lineGap
+	}
 	y -= vg.Millimeter
 	top = append(top, placedText{caption, vg.Point{X: g.left, Y: y}, legendCaption(o.Direction)})
 	y -= smallSize*lineGap + vg.Millimeter

@@ -48,7 +48,9 @@ func TestGoldenSVG(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []Direction{Up, Down, Both} {
 		path := filepath.Join(dir, d.String()+".svg")
-		o := Options{Title: "4-ary 3-tree, naive reduction (" + d.String() + ")", Direction: d}
+		o := Options{Title: "4-ary 3-tree, naive reduction (" + d.String() + ")", Direction: d,
+			Notes: []string{"one5 = onereservoir-c3@resv6: Alg. 8-9, 3-bit hop count, 5 bits in BTH Resv6",
+				"20000 packets, seed 1; links below the threshold of section 5.3 (L = 6, p = 0.99) are not drawn"}}
 		golden.CheckStable(t, filepath.Join("testdata", "kary43-"+d.String()+".svg.golden"), func() []byte {
 			if err := Write(path, tp, fractions(tp), o); err != nil {
 				t.Fatal(err)
@@ -63,6 +65,12 @@ func TestGoldenSVG(t *testing.T) {
 	// The down panel draws the congested links; the up panel has none.
 	down, _ := os.ReadFile(filepath.Join(dir, "down.svg"))
 	up, _ := os.ReadFile(filepath.Join(dir, "up.svg"))
+	// Every panel labels the node numbers' axis and carries its notes.
+	for _, want := range []string{"compute node 0-63", "one5 = onereservoir-c3@resv6", "20000 packets, seed 1"} {
+		if !bytes.Contains(down, []byte(want)) {
+			t.Errorf("the down panel lacks %q", want)
+		}
+	}
 	if bytes.Count(down, []byte("<path")) <= bytes.Count(up, []byte("<path")) {
 		t.Error("the down panel draws no more than the up panel")
 	}

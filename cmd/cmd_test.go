@@ -121,7 +121,7 @@ func TestMistypedSubcommand(t *testing.T) {
 // --count-bits and --decode-flows lists are checked by battery.New before any
 // work.
 func TestNumericFlagsRangeChecked(t *testing.T) {
-	allowed := map[string]bool{"stats --count-bits": true, "stats --decode-flows": true}
+	allowed := map[string]bool{"stats --count-widths": true, "stats --count-bits": true, "stats --decode-flows": true}
 	var walk func(c *cobra.Command)
 	n := 0
 	walk = func(c *cobra.Command) {
@@ -152,5 +152,42 @@ func TestNumericFlagsRangeChecked(t *testing.T) {
 	walk(rootCmd)
 	if n != len(allowed) {
 		t.Errorf("%d plain numeric flags found, %d allowed", n, len(allowed))
+	}
+}
+
+// TestFlagCompletions: shell completion offers an enumerated flag's own
+// values (cli.RegisterCompletions, from each flag's Allowed list) and the
+// generator names for a generator flag, filtered by what is typed.
+func TestFlagCompletions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"model", "config", "--hash", "s"}, []string{"single", "siphash"}},
+		{[]string{"model", "config", "--generator", "lfsr-lut/b1"}, []string{"lfsr-lut/b16", "lfsr-lut/b16/k16"}},
+		{[]string{"spec", "--scheme", ""}, []string{"fullid", "tworeservoir", "onereservoir"}},
+		{[]string{"spec", "--placement", "re"}, []string{"resv6", "reserved-global"}},
+		{[]string{"model", "config", "--id", "psn-"}, []string{"psn-odd", "psn-slid", "psn-destqp"}},
+		{[]string{"version", "--format", ""}, []string{"text", "json"}},
+	} {
+		root := &cobra.Command{Use: "ibreservoir", SilenceUsage: true, SilenceErrors: true}
+		root.AddCommand(constructedCommands()...)
+		cli.RegisterCompletions(root)
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&bytes.Buffer{})
+		root.SetArgs(append([]string{cobra.ShellCompRequestCmd}, c.args...))
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if !strings.HasPrefix(l, ":") {
+				got = append(got, l)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%v: completes %q, want %q", c.args, got, c.want)
+		}
 	}
 }

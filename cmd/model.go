@@ -43,7 +43,16 @@ func newModelConfigCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Validate a model configuration and print it as the manifests record it (JSON)",
-		Args:  cobra.NoArgs,
+		Long: `Validate a model configuration given by its flags and print it as the vector
+manifests record it (JSON). The flags are the settings of a configuration
+string (refmodel.ParseConfig): --hash siphash is hash=siphash. Without flags it
+prints the thesis's configuration (Hmult0 over the PSN), the vectors' default,
+which does not decode soundly; the second example is the configuration that
+does (refmodel.RecommendedConfig).`,
+		Example: `  ibreservoir model config
+  ibreservoir model config --hash siphash --id psn-slid --generator lfsr-lut/b16
+  ibreservoir model config --scheme tworeservoir --sender-draws 5 --generator sender --global --placement footer`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkTelemetryFlags(cmd.Flags(), o.Config.Telemetry); err != nil {
 				return err
@@ -99,6 +108,10 @@ table for a document, json every figure as an exact fraction and a float64.
 The thesis's example:
 
     ibreservoir model saturation --count-bits 2 --hops 5     # 9/16, 9/16, 9/16, 9/16, 12/16`,
+		Example: `  ibreservoir model saturation
+  ibreservoir model saturation --hops 5 --count-bits 2
+  ibreservoir model saturation --generator lfsr-lut/b8 --format markdown
+  ibreservoir model saturation --sender-draws 3 --hops 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Sender > 0 {

@@ -3,8 +3,10 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -169,6 +171,37 @@ func TestBindModelFlags(t *testing.T) {
 	}
 }
 
+// TestModelFlagsAreSettings: the command line's model flags read every
+// configuration string the same way refmodel.ParseConfig does (they bind the
+// same refmodel.Settings), for configurations of every scheme and kind.
+func TestModelFlagsAreSettings(t *testing.T) {
+	for _, s := range []string{
+		"",
+		refmodel.RecommendedConfig().Settings(),
+		"scheme=tworeservoir sender-draws=5 generator=sender global=true placement=footer",
+		"scheme=fullid count-bits=4 switch-bits=10 port-bits=6 placement=footer hash=crc16 max-switch=1000",
+		"hash=siphash siphash-key=000102030405060708090a0b0c0d0eff id=psn-destqp link=wide max-port=200 seed=77",
+	} {
+		want, err := refmodel.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := refmodel.DefaultConfig()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		bindModelFlags(fs, &c)
+		var args []string
+		for _, item := range strings.Fields(want.Settings()) {
+			args = append(args, "--"+item)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if c.Settings() != want.Settings() {
+			t.Errorf("flags %v gave %s, want %s", args, c.Settings(), want.Settings())
+		}
+	}
+}
+
 // TestModelFlagErrors: bad numbers are refused before any work (NaN used to
 // spin in RequiredPackets, a billion links to overflow int64 and hang), and
 // flags without effect are errors.
@@ -231,5 +264,33 @@ func TestModelFormats(t *testing.T) {
 		if f, _ := r.Float64(); !ok || f != h.P.Value {
 			t.Errorf("hop %d: %s is not %v", h.Hop, h.P.Exact, h.P.Value)
 		}
+	}
+}
+
+// TestRecommendedConfigIsChosen: refmodel.RecommendedConfig is the
+// configuration the checked-in decode record and synthesis costs choose, the
+// cheapest sound for decoding at every window (the "which configuration to
+// choose" table of README.md and docs/battery.md): its hash, generator and
+// hop-count width name every window's row.
+func TestRecommendedConfigIsChosen(t *testing.T) {
+	table, err := chooseTable(filepath.Join("..", "docs", "decode.json"), filepath.Join("..", "docs", "synthesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := refmodel.RecommendedConfig()
+	want := fmt.Sprintf("| %s with %s (`%s_%s_c%d`", c.Hash.Kind, c.Generator, c.Hash.Kind,
+		strings.NewReplacer("-", "_", "/", "_").Replace(c.Generator), c.Telemetry.CountBits)
+	rows := 0
+	for _, l := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(l, "| 2^") {
+			continue
+		}
+		rows++
+		if _, row, _ := strings.Cut(l[1:], "|"); !strings.HasPrefix(row, want[1:]) {
+			t.Errorf("the table chooses %q; RecommendedConfig is %s", l, want)
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no window rows in the table:\n%s", table)
 	}
 }

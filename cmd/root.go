@@ -15,8 +15,8 @@ import (
 )
 
 // Version is the tool version recorded in manifests (package version's, which
-// the C library reports too; release builds set it there).
-var Version = version.Version
+// the C library and ibreservoir version report too).
+var Version = version.String()
 
 var rootCmd = &cobra.Command{
 	Use:   "ibreservoir",
@@ -41,7 +41,7 @@ func init() {
 // on every call (the tests run each command line on its own, with its flags
 // unset, as a new process has them).
 func constructedCommands() []*cobra.Command {
-	return []*cobra.Command{newModelCmd(), newHashCmd(), newRngCmd(), newSpecCmd(), newPacketCmd(), newSimCmd()}
+	return []*cobra.Command{newModelCmd(), newHashCmd(), newRngCmd(), newSpecCmd(), newPacketCmd(), newSimCmd(), newVersionCmd()}
 }
 
 // Execute runs the command line and returns the process exit code. SIGINT
@@ -50,6 +50,9 @@ func constructedCommands() []*cobra.Command {
 // number (130, 143), whatever error the interrupted work returned. A command
 // that finished before it saw the signal has written everything: it succeeds.
 func Execute() int {
+	// Every command's init has run by now: complete the values of their
+	// enumerated flags.
+	cli.RegisterCompletions(rootCmd)
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	err := rootCmd.ExecuteContext(ctx)

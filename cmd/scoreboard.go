@@ -62,6 +62,9 @@ With --rtl FILELIST --top MODULE it checks a user's stage instead of the
 library, as verify --rtl does: the top must have the stage's ports
 (docs/rtl.md) at the configuration the RTL flags (or one --configs name)
 choose, checked before the build.`,
+	Example: `  ibreservoir scoreboard
+  ibreservoir scoreboard --configs mult0_ideal_c3,crc32_lfsr_lut_b16_c4 --packets 100000
+  ibreservoir scoreboard --hash siphash --generator lfsr-lut/b16 --id psn-slid --stall 25% --gap 10%`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		if err := refuseEmpty(cmd.Flags()); err != nil {
@@ -76,12 +79,12 @@ func init() {
 	fs.StringVar(&scoreboardOpts.Configs, "configs", scoreboardOpts.Configs,
 		"configurations: flags (the one the RTL flags choose), all (every hash x generator x count width), subset (one per hash), or comma-separated names like mult0_ideal_c3")
 	fs.StringVar(&scoreboardOpts.Work, "work", scoreboardOpts.Work, "work directory: the C library and the Verilator build")
-	fs.StringVar(&scoreboardOpts.Lib, "lib", "", "a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi); default: build it")
+	fs.StringVar(&scoreboardOpts.Lib, "lib", "", "a built C library (libibreservoir.a from go build -buildmode=c-archive ./capi) (default build it from this checkout)")
 	cli.IntVar(fs, &scoreboardOpts.Packets, "packets", 1, math.MaxUint32, "packets per configuration")
 	fs.Uint64Var(&scoreboardOpts.Seed, "seed", scoreboardOpts.Seed, "seed of the random packets and of the ports' generator states")
 	cli.IntVar(fs, &scoreboardOpts.Chain, "chain", 1, math.MaxUint32, "packets through each port before the next (a port's generator state is loaded at its first)")
-	cli.IntVar(fs, &scoreboardOpts.Stall, "stall", 0, dpi.MaxPercent, "percent of cycles with the egress ready low (at 100 nothing moves)")
-	cli.IntVar(fs, &scoreboardOpts.Gap, "gap", 0, dpi.MaxPercent, "percent chance of an idle ingress cycle before a packet")
+	cli.PercentVar(fs, &scoreboardOpts.Stall, "stall", dpi.MaxPercent, fmt.Sprintf("percent of cycles with the egress ready low, at random: 0%% (never) to %d%%", dpi.MaxPercent))
+	cli.PercentVar(fs, &scoreboardOpts.Gap, "gap", dpi.MaxPercent, fmt.Sprintf("percent chance of an idle ingress cycle before a packet: 0%% (never) to %d%%", dpi.MaxPercent))
 	cli.IntVar(fs, &scoreboardOpts.MaxFail, "max-fail", 0, math.MaxUint32, "mismatches printed in full per configuration (all are counted)")
 	fs.StringVar(&scoreboardOpts.RTL, "rtl", "", "check a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
 	fs.StringVar(&scoreboardOpts.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")

@@ -64,6 +64,7 @@ func TestSimErrors(t *testing.T) {
 		{func(o *simOptions) { o.Preset = "" }, "no --preset given; choose one of"},
 		{func(o *simOptions) { o.Preset = "reduce" }, `unknown preset "reduce"`},
 		{func(o *simOptions) { o.Schemes = []string{"one5", "onebit"} }, `unknown scheme "onebit"`},
+		{func(o *simOptions) { o.Schemes = []string{"one5", "onereservoir-c3@resv6"} }, "one5 listed twice"},
 		{func(o *simOptions) { o.Congestion = "loud" }, "--congestion"},
 		{func(o *simOptions) { o.MTU = 1000 }, "MTU 1000"},
 		{func(o *simOptions) { o.Topology = "kary:k=2" }, "--topology"},

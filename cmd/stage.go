@@ -49,6 +49,8 @@ so that a packet a testbench reports can be co-simulated on its own:
 
 The DPI scoreboard (ibreservoir scoreboard) prints this command for every
 mismatch.`,
+	Example: `  ibreservoir stage --packet 30027e65000dbe0413001dc9985e53650041999df81d42678cb1d6f820456a8fb4d9fe23486d92b7dc01264b7095badf67505dc0c1d6 \
+    --switch 65525 --port 28 --state 595df5ca21247c30360e0266026516ed --out out/repro`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		return runStage(cmd.Context(), cmd.OutOrStdout(), stageOpts)

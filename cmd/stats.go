@@ -77,7 +77,7 @@ A large battery can be split: --shard i/n --out part-i.json runs one n-th of
 it, and 'ibreservoir stats merge part-*.json' adds the exact counts and gives
 the same report, byte for byte, as one unsharded run.`,
 		Example: `  ibreservoir stats
-  ibreservoir stats --hashes mult0,crc32 --ids psn-slid --links thesis --generators ideal --count-bits 3
+  ibreservoir stats --hashes mult0,crc32 --ids psn-slid --links thesis --generators ideal --count-widths 3
   ibreservoir stats --json stats.json --report stats-report
   ibreservoir stats --decode=false --quick
   ibreservoir stats --hashes none --generators ideal,lfsr-lut/b16
@@ -99,7 +99,11 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.StringSliceVar(&o.cfg.IDs, "ids", o.cfg.IDs, "packet-id options: psn, psn-odd, psn-slid, psn-destqp")
 	fs.StringSliceVar(&o.cfg.Links, "links", o.cfg.Links, "link encodings: thesis, wide, packed")
 	fs.StringSliceVar(&o.cfg.Generators, "generators", o.cfg.Generators, "generators to test (thesis section 5.9): "+rng.Syntax+"; none for hashes only")
-	fs.IntSliceVar(&o.cfg.CountBits, "count-bits", o.cfg.CountBits, fmt.Sprintf("hop-count widths b to test, 1..%d (section 5.6)", battery.MaxCountBits))
+	fs.IntSliceVar(&o.cfg.CountBits, "count-widths", o.cfg.CountBits, fmt.Sprintf("hop-count widths b to test, a list, 1..%d each (section 5.6)", battery.MaxCountBits))
+	// --count-bits names one width in every other command; here it is kept as
+	// an alias of the list, which says so on every use.
+	fs.IntSliceVar(&o.cfg.CountBits, flagCountBits, o.cfg.CountBits, "the list --count-widths")
+	_ = fs.MarkDeprecated(flagCountBits, "stats takes a list of widths: use --count-widths (--count-bits names one width elsewhere)")
 	fs.BoolVar(&o.cfg.Lockstep, "lockstep", o.cfg.Lockstep, "also test every switch generator with all ports seeded alike (the lockstep scenario)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", o.cfg.Seed, "run seed: every sample and generator stream derives from it")
 	cli.FloatVar(fs, &o.cfg.Alpha, "alpha", cli.Range{Lo: 0, Hi: 1}, "family-wise error rate, held by Holm's correction, 0 < alpha < 1")
@@ -341,7 +345,11 @@ func runStats(ctx context.Context, o *statsOptions) error {
 	if err := checkStatsOutputs(o); err != nil {
 		return err
 	}
-	progress, done := newStatsProgress(o, fmt.Sprintf("stats shard %d/%d", shard, of))
+	what := "stats"
+	if o.shard != "" {
+		what = fmt.Sprintf("stats shard %d/%d", shard, of)
+	}
+	progress, done := newStatsProgress(o, what)
 	p, err := b.RunShard(ctx, shard, of, o.jobs, progress)
 	done()
 	if err != nil {
@@ -497,18 +505,21 @@ func missing(err error) bool {
 }
 
 // newStatsProgress returns a progress callback and a function that ends it:
-// a bar on stderr when it is a terminal, otherwise a line at every tenth of
-// the work, so that a long run in a batch job shows how far it got.
+// a line at once, saying the run has started; then a bar on stderr when it is
+// a terminal, otherwise a line when the first unit of work is done (with the
+// time left it implies) and at every tenth of the work, so that a long run in
+// a batch job shows how far it got.
 func newStatsProgress(o *statsOptions, what string) (battery.Progress, func()) {
 	if !o.progress {
 		return nil, func() {}
 	}
+	fmt.Fprintf(o.stderr, "%s: started (the default battery takes minutes; --quick takes seconds)\n", what)
 	if !isTerminal(o.stderr) {
 		start := time.Now()
-		last := 0
+		last := -1
 		return func(done, total int) {
 			tenth := 10 * done / total
-			if tenth == last {
+			if tenth == last || done == 0 {
 				return
 			}
 			last = tenth

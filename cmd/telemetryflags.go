@@ -14,13 +14,13 @@ import (
 // reservoir fields in packets (spec, packet check, the model's commands):
 // package refmodel's, which its configuration strings share.
 const (
-	flagScheme     = refmodel.FlagScheme
-	flagCountBits  = refmodel.FlagCountBits
-	flagSenderL    = refmodel.FlagSenderL
-	flagSwitchBits = refmodel.FlagSwitchBits
-	flagPortBits   = refmodel.FlagPortBits
-	flagPlacement  = refmodel.FlagPlacement
-	flagGlobal     = refmodel.FlagGlobal
+	flagScheme     = refmodel.SettingScheme
+	flagCountBits  = refmodel.SettingCountBits
+	flagSenderL    = refmodel.SettingSenderL
+	flagSwitchBits = refmodel.SettingSwitchBits
+	flagPortBits   = refmodel.SettingPortBits
+	flagPlacement  = refmodel.SettingPlacement
+	flagGlobal     = refmodel.SettingGlobal
 )
 
 // defaultTelemetrySpec is the one-reservoir scheme of thesis section 5.7
@@ -36,11 +36,15 @@ func defaultTelemetrySpec() header.TelemetrySpec {
 	}
 }
 
-// bindTelemetryFlags binds the fields of s to flags of fs
-// (refmodel.BindTelemetryFlags). The values already in s are the defaults
+// bindTelemetryFlags binds the fields of s to flags of fs (the telemetry
+// settings of refmodel.Settings). The values already in s are the defaults
 // (start from defaultTelemetrySpec, or set your own).
 func bindTelemetryFlags(fs *pflag.FlagSet, s *header.TelemetrySpec) {
-	refmodel.BindTelemetryFlags(fs, s)
+	for _, st := range refmodel.Settings() {
+		if st.Telemetry {
+			fs.Var(telemetryValue{st, s}, st.Name, st.Usage)
+		}
+	}
 }
 
 // checkTelemetryFlags refuses the layout flags that s makes meaningless: the
@@ -63,7 +67,7 @@ func checkTelemetryFlags(fs *pflag.FlagSet, s header.TelemetrySpec) error {
 // depends on it.
 func bindLNHFlag(fs *pflag.FlagSet, global *bool) {
 	fs.BoolVar(global, flagGlobal, *global,
-		"global packets (LNH=3, with a GRH), in which the LRH is outside the ICRC; default local (LNH=2)")
+		"global packets (LNH=3, with a GRH), in which the LRH is outside the ICRC; false: local packets (LNH=2)")
 }
 
 // lnhOf returns the LNH that --global selects.

@@ -102,6 +102,11 @@ reports a bin Alg. 8 cannot reach, or a formal property fails; 130 when
 interrupted (Ctrl-C), with nothing written. A flag that has no effect in the
 chosen mode is an error. Verilator, Icarus Verilog, Yosys, OpenSTA, the OSU
 library and z3 come from scripts/setup.sh.`,
+	Example: `  ibreservoir verify
+  ibreservoir verify --configs mult0_ideal_c3 --icarus none --random 200
+  ibreservoir verify --configs flags --hash siphash --generator lfsr-lut/b16 --id psn-slid
+  ibreservoir verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0% --gap 0%
+  ibreservoir verify --synth --synth-table docs/synthesis.md`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := verifyOpts
@@ -130,15 +135,15 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	cli.IntVar(fs, &o.IcarusRandom, "icarus-random", 0, math.MaxInt, "random vectors per Icarus run")
 	cli.IntVar(fs, &o.Lanes, "lanes", 1, 8, "egress ports per configuration in the Verilator top, 1..8 (packets simulated per clock)")
 	cli.IntVar(fs, &o.Parts, "parts", 1, math.MaxInt, "Verilator processes per run, each on a range of the vectors")
-	cli.IntVar(fs, &o.Stall, "stall", 0, math.MaxInt, "hold the egress ready low one cycle in N, exercising backpressure: 0 (never) or 2 or more")
-	cli.IntVar(fs, &o.Gap, "gap", 0, math.MaxInt, "an idle ingress cycle after every N packets (0: never)")
+	cli.OneInNPercentVar(fs, &o.Stall, "stall", 50, "percent of cycles with the egress ready low, exercising backpressure: 0% (never) to 50%, paced as one cycle in N, the nearest (14% is one in 7)")
+	cli.OneInNPercentVar(fs, &o.Gap, "gap", 100, "percent of packets an idle ingress cycle follows: 0% (never) to 100%, paced as one after every N packets, the nearest (20% is every 5th)")
 	cli.IntVar(fs, &o.MaxFail, "max-fail", 1, math.MaxInt, "mismatches reported in full per run, 1 or more")
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
 	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
 	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
-	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (unset: each property's own, docs/rtl.md)")
+	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (default each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	fs.StringVar(&o.RTL, "rtl", "", "co-simulate a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
 	fs.StringVar(&o.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")

@@ -74,6 +74,9 @@ waivers (ibr_stage.vlt), and a wrapper module fixing the parameters of the
 chosen configuration (ibr_stage_<name>.sv). With --all it writes a wrapper for
 every configuration the default vectors cover. docs/rtl.md describes the
 architecture and the ports.`,
+	Example: `  ibreservoir verilog
+  ibreservoir verilog --hash siphash --generator lfsr-lut/b16 --id psn-slid --out out/rtl
+  ibreservoir verilog --all`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		if err := refuseEmpty(cmd.Flags()); err != nil {

@@ -43,7 +43,13 @@ type Config struct {
 // DefaultConfig is the thesis's practical variant: the one-reservoir scheme
 // in BTH Resv6 with a 3-bit count (section 5.7: "b >= 3" for fat trees and
 // dragonflies), Hmult0 over the PSN with the thesis's link encoding, an ideal
-// switch generator, local packets, and 48-port switches.
+// switch generator, local packets, and 48-port switches. The golden vectors
+// and the RTL's default are this configuration.
+//
+// DefaultConfig does not decode soundly: over consecutive PSNs Hmult0 is a
+// rotation, and some pairs of links keep agreeing for as long as a window
+// lasts, so a Tally reports links that carried nothing (docs/battery.md,
+// "What is sound"). To decode, start from RecommendedConfig.
 func DefaultConfig() Config {
 	return Config{
 		Telemetry: header.TelemetrySpec{Scheme: header.OneReservoir, CountBits: 3, SwitchBits: 16, PortBits: 8, Placement: header.PlaceAuto},
@@ -56,6 +62,20 @@ func DefaultConfig() Config {
 		MaxSwitch: 1023,
 		MaxPort:   48,
 	}
+}
+
+// RecommendedConfig is the configuration to decode with: DefaultConfig with
+// SipHash (the paper's key) over the PSN and SLID (id psn-slid) and the
+// lfsr-lut/b16 switch generator, the cheapest configuration the decode
+// battery finds sound at every window from 2^12 to 2^22 packets
+// (docs/battery.md, "Which configuration to choose"; its settings string is
+// RecommendedConfig().Settings()).
+func RecommendedConfig() Config {
+	c := DefaultConfig()
+	c.Hash = hash.New(hash.SipHash)
+	c.ID = hash.IDPSNSLID
+	c.Generator = "lfsr-lut/b16"
+	return c
 }
 
 // checkGenerator asks the registry (rng.New) whether name is a switch

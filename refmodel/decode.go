@@ -447,15 +447,26 @@ func CongestedFraction(counts, congested int64) float64 {
 }
 
 // A LinkEstimate is one link's decoded result.
+//
+// W estimates the number of packets that crossed the link: the weighted
+// count W_d of section 3.3, whose expectation is that number (0 for a link
+// no packet crossed) when the thesis's assumptions hold (a sound hash, an
+// independent generator per port, an unsaturated count: RecommendedConfig),
+// and whose standard deviation is about l*sqrt(Q) (Threshold). It is an estimate, not a count: it can exceed Q or
+// be negative. Fraction estimates the share of those packets that left
+// through a congested port (section 3.2's congested fraction, C/W): a ratio
+// of two estimates, it can leave [0, 1] (in the package's Tally example the
+// link every packet crossed congested reads 0.94, others -0.03); clamp it to [0, 1]
+// for display if you must, but average the unclamped values.
 type LinkEstimate struct {
 	Link      Link
 	Hop       int     // position on the candidate set's paths
-	W         int64   // weighted count (W_d)
-	C         int64   // weighted congested count
+	W         int64   // estimated packets that crossed the link (weighted count W_d)
+	C         int64   // estimated congested packets among them (weighted congested count)
 	Q         int64   // packets that might have crossed the link
 	Threshold float64 // L*sqrt(Q)*Phi^-1(p)
 	Passed    bool    // W >= Threshold; otherwise reported as zero
-	Fraction  float64 // congested fraction, 0 unless Passed
+	Fraction  float64 // estimated congested fraction C/W, 0 unless Passed; may leave [0, 1]
 }
 
 // Estimates applies the threshold of section 5.3 with longest path L and

@@ -9,21 +9,31 @@ import (
 
 // A packet from a sender NIC through a 5-hop path, read by the receiver:
 // the model supplies the LNH, the layout, the generators and the CRCs.
+//
+// Make the ports once, before the packets: the model keeps one generator per
+// link for its whole life (asking it for a link again returns the same Port,
+// its generator continuing), as each switch port keeps its own.
+// RecommendedConfig is the configuration that decodes soundly;
+// DefaultConfig, the thesis's Hmult0 over the PSN, does not.
 func Example() {
-	m, err := refmodel.New(refmodel.DefaultConfig()) // one-reservoir, 3-bit count, Hmult0, ideal generator
+	m, err := refmodel.New(refmodel.RecommendedConfig()) // one-reservoir, 3-bit count, SipHash, lfsr-lut/b16
 	if err != nil {
 		log.Fatal(err)
 	}
-	nic := m.NewNIC(0x0101)
+	nic := m.NIC(0x0101)
+	var path []*refmodel.Port // once, outside any packet loop
+	for _, sw := range []uint16{1, 10, 100, 20, 2} {
+		port, err := m.Port(refmodel.Link{Switch: sw, Port: 5})
+		if err != nil {
+			log.Fatal(err)
+		}
+		path = append(path, port)
+	}
 	pkt, err := nic.Packet(refmodel.PacketSpec{DLID: 0x0202, DestQP: 0x42, PSN: 7, Payload: []byte("hello")})
 	if err != nil {
 		log.Fatal(err)
 	}
-	for hop, sw := range []uint16{1, 10, 100, 20, 2} {
-		port, err := m.NewPort(refmodel.Link{Switch: sw, Port: 5})
-		if err != nil {
-			log.Fatal(err)
-		}
+	for hop, port := range path {
 		c := refmodel.Congestion(hop == 2) // the third switch's port is congested
 		r, err := port.Stage(pkt, c)
 		if err != nil {
@@ -39,18 +49,24 @@ func Example() {
 	// Output:
 	// hop 1 1:5    l=1 replaced=true count=1
 	// hop 2 10:5   l=2 replaced=false count=2
-	// hop 3 100:5  l=3 replaced=false count=3
+	// hop 3 100:5  l=3 replaced=true count=3
 	// hop 4 20:5   l=4 replaced=false count=4
 	// hop 5 2:5    l=5 replaced=false count=5
-	// received: id 7, hop bit 1, congested bit 0, weight 5
+	// received: id 16842759, hop bit 0, congested bit 1, weight 5
 }
 
 // Decoding many packets: 20 000 packets from leaf switch 1 to leaf switch 2
 // all take one of the 8 paths of a small fat tree (two switches at each of
 // hops 2, 3 and 4), through a congested core port. The receiver knows only
-// the candidate links and recovers the path and the congestion.
+// the candidate links and recovers the path and the congestion: each path
+// link's W estimates the 20 000 packets that crossed it, and its congested
+// fraction, an estimate too, can stray slightly outside [0, 1].
+//
+// The path's ports are made once, before the packet loop. RecommendedConfig
+// decodes soundly; with DefaultConfig (Hmult0 over the PSN) some links that
+// carried nothing pass the threshold on other paths and windows.
 func ExampleTally() {
-	m, err := refmodel.New(refmodel.DefaultConfig())
+	m, err := refmodel.New(refmodel.RecommendedConfig())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -71,15 +87,15 @@ func ExampleTally() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var path []*refmodel.Port // the route every packet takes
+	var path []*refmodel.Port // the route every packet takes: its ports made once
 	for _, l := range []refmodel.Link{{Switch: 1, Port: 33}, {Switch: 10, Port: 1}, {Switch: 100, Port: 2}, {Switch: 21, Port: 1}, {Switch: 2, Port: 5}} {
-		p, err := m.NewPort(l)
+		p, err := m.Port(l)
 		if err != nil {
 			log.Fatal(err)
 		}
 		path = append(path, p)
 	}
-	nic := m.NewNIC(0x0101)
+	nic := m.NIC(0x0101)
 	for psn := range uint32(20000) {
 		pkt, err := nic.Packet(refmodel.PacketSpec{DLID: 0x0202, DestQP: 0x42, PSN: psn})
 		if err != nil {
@@ -102,15 +118,16 @@ func ExampleTally() {
 		}
 	}
 	// Output:
-	// hop 1 1:33   W=19380 (threshold 1645) congested fraction -0.01
-	// hop 2 10:1   W=20370 (threshold 1645) congested fraction 0.02
-	// hop 3 100:2  W=19640 (threshold 1645) congested fraction 1.02
-	// hop 4 21:1   W=20270 (threshold 1645) congested fraction 0.01
-	// hop 5 2:5    W=20540 (threshold 1645) congested fraction -0.02
+	// hop 1 1:33   W=19500 (threshold 1645) congested fraction -0.03
+	// hop 2 10:1   W=20440 (threshold 1645) congested fraction -0.01
+	// hop 3 100:2  W=21470 (threshold 1645) congested fraction 0.94
+	// hop 4 21:1   W=19220 (threshold 1645) congested fraction 0.01
+	// hop 5 2:5    W=19160 (threshold 1645) congested fraction -0.01
 }
 
-// A configuration string uses the command line's flag names; Settings
-// writes one back, and Digest identifies the configuration.
+// A configuration string names settings as the command line's flags do
+// (refmodel.Settings lists them, separated by spaces); Settings writes one
+// back, and Digest identifies the configuration.
 func ExampleParseConfig() {
 	c, err := refmodel.ParseConfig("hash=crc32 generator=lfsr-lut/b16 count-bits=4 max-switch=2000")
 	if err != nil {
@@ -136,14 +153,14 @@ func ExamplePort_SetState() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	a, _ := m.NewPort(refmodel.Link{Switch: 1, Port: 1})
-	b, _ := m.NewPort(refmodel.Link{Switch: 2, Port: 2})
+	a, _ := m.Port(refmodel.Link{Switch: 1, Port: 1})
+	b, _ := m.Port(refmodel.Link{Switch: 2, Port: 2})
 	fmt.Printf("%d-bit state %s\n", a.StateBits(), a.State().Hex(a.StateBits()))
 	if err := b.SetState(a.State()); err != nil {
 		log.Fatal(err)
 	}
-	first, _ := m.NewPort(refmodel.Link{Switch: 3, Port: 3})
-	nic := m.NewNIC(1)
+	first, _ := m.Port(refmodel.Link{Switch: 3, Port: 3})
+	nic := m.NIC(1)
 	for psn := range uint32(6) {
 		var got []bool
 		for _, p := range []*refmodel.Port{a, b} {

@@ -13,7 +13,7 @@ import (
 // testbenches that set a packet's incoming state and explain a mismatch.
 
 // CheckLink refuses a link outside the configured fabric (Config.MaxSwitch,
-// Config.MaxPort), as Stage and NewPort do.
+// Config.MaxPort), as Stage and Port do.
 func (m *Model) CheckLink(l Link) error { return m.checkLink(l.Switch, l.Port) }
 
 // HopFieldName is the name of the hop reservoir's count field:

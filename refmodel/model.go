@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
@@ -11,9 +12,15 @@ import (
 )
 
 // A Model is a validated Config compiled for fast access to the packet's
-// telemetry fields. It holds no mutable state: one Model may serve any number
-// of goroutines, each with its own generators.
+// telemetry fields, with the fabric's ports and NICs (Model.Port, Model.NIC):
+// one generator per link and per sender LID for the model's whole life. One
+// Model may serve any number of goroutines; Send, Stage and Receive hold no
+// state beyond the generator they are given.
 type Model struct {
+	mu    sync.Mutex
+	ports map[Link]*Port
+	nics  map[uint16]*NIC
+
 	cfg    Config
 	layout *header.Layout
 	bth    int // BTH offset for the configured LNH

@@ -2,6 +2,7 @@ package refmodel
 
 import (
 	"fmt"
+	"sync"
 
 	"ibreservoir/header"
 	"ibreservoir/rng"
@@ -12,12 +13,16 @@ import (
 // receiver (Model.Receive, then a Tally). Each owns what the configuration
 // gives it, so a caller never handles generators, LNHs or footer lengths:
 //
-//	m, _ := refmodel.New(refmodel.DefaultConfig())
-//	nic := m.NewNIC(0x0101)
-//	port, _ := m.NewPort(refmodel.Link{Switch: 7, Port: 3})
+//	m, _ := refmodel.New(refmodel.RecommendedConfig())
+//	nic := m.NIC(0x0101)
+//	port, _ := m.Port(refmodel.Link{Switch: 7, Port: 3})
 //	pkt, _ := nic.Packet(refmodel.PacketSpec{DLID: 0x0202, DestQP: 0x42, PSN: 1})
 //	port.Stage(pkt, refmodel.Congested)
 //	s, _ := m.Receive(pkt)
+//
+// The model keeps one generator per link (and per sender LID) for its whole
+// life, as a switch port keeps its generator: asking for the same link again
+// returns the same Port, whose generator continues from its last draw.
 //
 // Model.Send and Model.Stage, which take the generator as an argument, are
 // the layer these are built on.
@@ -33,27 +38,59 @@ const (
 )
 
 // A Port is one switch output port: its link (switch ID, output port) and,
-// with a switch generator, the generator the configuration gives it. Ports
-// are not safe for concurrent use; different ports are independent.
+// with a switch generator, the generator the configuration gives it. A Port
+// is safe for concurrent use: its calls are serialised, as a port handles
+// one packet at a time; different ports are independent.
 type Port struct {
 	m    *Model
 	link Link
+	mu   sync.Mutex
 	gen  rng.Generator // nil with sender draws
 }
 
-// NewPort returns the output port l of the fabric with its generator seeded
-// from the run seed as seed.Derive(Seed, SeedPortGenerator, switch, port)
-// (docs/spec.md section 6): the same port of the same configuration draws
-// the same numbers in every run.
-func (m *Model) NewPort(l Link) (*Port, error) {
+// Port returns the model's output port l. The model keeps one generator per
+// link for its whole life: the first call makes the port, its generator
+// seeded from the run seed as seed.Derive(Seed, SeedPortGenerator, switch,
+// port) (docs/spec.md section 6), and every later call returns the same
+// Port, whose generator continues from its last draw. So a packet loop may
+// ask for its ports inside the loop or keep them from before it, with the
+// same result; the same port of the same configuration draws the same
+// numbers in every run. A fresh generator for the link is
+// Config.NewPortGenerator (with Model.Stage); a fresh start for every port
+// is a new Model.
+func (m *Model) Port(l Link) (*Port, error) {
 	if err := m.checkLink(l.Switch, l.Port); err != nil {
 		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p := m.ports[l]; p != nil {
+		return p, nil
 	}
 	g, err := m.cfg.NewPortGenerator(l.Switch, l.Port)
 	if err != nil {
 		return nil, fmt.Errorf("switch %d port %d: %w", l.Switch, l.Port, err)
 	}
-	return &Port{m: m, link: l, gen: g}, nil
+	p := &Port{m: m, link: l, gen: g}
+	if m.ports == nil {
+		m.ports = map[Link]*Port{}
+	}
+	m.ports[l] = p
+	return p, nil
+}
+
+// SeedState returns the state the run seed gives link l's generator before
+// its first draw, nil with sender draws; the model's own port is left as it
+// is.
+func (m *Model) SeedState(l Link) (rng.State, error) {
+	if err := m.checkLink(l.Switch, l.Port); err != nil {
+		return nil, err
+	}
+	g, err := m.cfg.NewPortGenerator(l.Switch, l.Port)
+	if err != nil || g == nil {
+		return nil, err
+	}
+	return g.State(), nil
 }
 
 // checkLink refuses a link outside the configured fabric.
@@ -71,10 +108,14 @@ func (p *Port) Link() Link { return p.link }
 // leaving through this port with congested bit c: Model.Stage with the port's
 // switch ID, port number and generator.
 func (p *Port) Stage(pkt []byte, c Congestion) (StageResult, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return p.m.Stage(pkt, p.link.Switch, p.link.Port, bool(c), p.gen)
 }
 
-// Hop is the port as one hop of Model.Walk, for a packet with congested bit c.
+// Hop is the port as one hop of Model.Walk, for a packet with congested bit
+// c. The Hop holds the port's own generator: a Walk with it draws from the
+// port, and must not run while another goroutine uses the port.
 func (p *Port) Hop(c Congestion) Hop { return Hop{Link: p.link, Congested: bool(c), Gen: p.gen} }
 
 // StateBits is the width of the port's generator state: 0 with sender draws,
@@ -92,6 +133,8 @@ func (p *Port) State() rng.State {
 	if p.gen == nil {
 		return nil
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return p.gen.State()
 }
 
@@ -104,6 +147,8 @@ func (p *Port) SetState(st rng.State) error {
 		}
 		return nil
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if err := p.gen.SetState(st); err != nil {
 		return fmt.Errorf("switch %d port %d: %w", p.link.Switch, p.link.Port, err)
 	}
@@ -111,18 +156,31 @@ func (p *Port) SetState(st rng.State) error {
 }
 
 // A NIC is a sender host channel adapter: its LID (the packets' SLID) and,
-// with the sender draws of section 5.9, its generator. NICs are not safe for
-// concurrent use.
+// with the sender draws of section 5.9, its generator. A NIC is safe for
+// concurrent use; its calls are serialised.
 type NIC struct {
 	m   *Model
 	lid uint16
+	mu  sync.Mutex
 	gen rng.Generator // nil unless sender draws
 }
 
-// NewNIC returns the sender NIC with the given LID, its generator (sender
-// draws only) seeded as seed.Derive(Seed, SeedSenderNIC, lid).
-func (m *Model) NewNIC(lid uint16) *NIC {
-	return &NIC{m: m, lid: lid, gen: m.cfg.NewSenderGenerator(lid)}
+// NIC returns the model's sender NIC with the given LID. As with Port, the
+// model keeps one NIC per LID for its whole life: its generator (sender
+// draws only) is seeded once, as seed.Derive(Seed, SeedSenderNIC, lid), and
+// every later call returns the same NIC, whose generator continues.
+func (m *Model) NIC(lid uint16) *NIC {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n := m.nics[lid]; n != nil {
+		return n
+	}
+	n := &NIC{m: m, lid: lid, gen: m.cfg.NewSenderGenerator(lid)}
+	if m.nics == nil {
+		m.nics = map[uint16]*NIC{}
+	}
+	m.nics[lid] = n
+	return n
 }
 
 // LID returns the NIC's LID.
@@ -130,7 +188,14 @@ func (n *NIC) LID() uint16 { return n.lid }
 
 // Send initialises the telemetry fields of pkt as the sender NIC does
 // (Alg. 2 and 5; Model.Send) and recomputes the VCRC.
-func (n *NIC) Send(pkt []byte) error { return n.m.Send(pkt, n.gen) }
+func (n *NIC) Send(pkt []byte) error {
+	if n.gen == nil {
+		return n.m.Send(pkt, nil)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.m.Send(pkt, n.gen)
+}
 
 // A PacketSpec is what a sender chooses about a packet; the model supplies
 // everything else (NIC.Packet).

@@ -2,13 +2,14 @@ package refmodel
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/pflag"
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
@@ -22,13 +23,13 @@ import (
 func TestPortAndNIC(t *testing.T) {
 	for _, c := range testConfigs() {
 		m := mustModel(t, c)
-		nic := m.NewNIC(0x0101)
+		nic := m.NIC(0x0101)
 		ports := make([]*Port, 5)
 		gens := make([]Hop, 5)
 		for i := range ports {
 			l := Link{uint16(3 + i), uint8(1 + i)}
 			var err error
-			if ports[i], err = m.NewPort(l); err != nil {
+			if ports[i], err = m.Port(l); err != nil {
 				t.Fatal(err)
 			}
 			g, err := c.NewPortGenerator(l.Switch, l.Port)
@@ -92,13 +93,13 @@ func stateOf(g rng.Generator) rng.State {
 
 func TestPortErrors(t *testing.T) {
 	m := mustModel(t, DefaultConfig())
-	if _, err := m.NewPort(Link{1024, 1}); err == nil || !strings.Contains(err.Error(), "outside the configured fabric") {
+	if _, err := m.Port(Link{1024, 1}); err == nil || !strings.Contains(err.Error(), "outside the configured fabric") {
 		t.Errorf("switch 1024 of a fabric to 1023: %v", err)
 	}
-	if _, err := m.NewPort(Link{1, 49}); err == nil {
+	if _, err := m.Port(Link{1, 49}); err == nil {
 		t.Error("port 49 of a fabric to 48 accepted")
 	}
-	p, err := m.NewPort(Link{1, 1})
+	p, err := m.Port(Link{1, 1})
 	must(t, err)
 	if err := p.SetState(make([]uint64, 2)); err == nil {
 		t.Error("the all-zero xoshiro128** state accepted")
@@ -106,7 +107,7 @@ func TestPortErrors(t *testing.T) {
 	c := DefaultConfig()
 	c.Telemetry.SenderL, c.Generator = 3, GeneratorSender
 	ms := mustModel(t, c)
-	ps, err := ms.NewPort(Link{1, 1})
+	ps, err := ms.Port(Link{1, 1})
 	must(t, err)
 	if ps.StateBits() != 0 || ps.State() != nil || ps.SetState(nil) != nil {
 		t.Error("a sender-draw port has a state")
@@ -203,17 +204,14 @@ func TestParseConfig(t *testing.T) {
 			t.Errorf("%s and %s share a digest", other, c)
 		}
 		digests[c.Digest()] = c.String()
-		// The same settings as flags.
-		fl := DefaultConfig()
-		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-		BindFlags(fs, &fl)
-		var args []string
-		for _, item := range strings.Fields(s) {
-			args = append(args, "--"+item)
-		}
-		must(t, fs.Parse(args))
-		if fl.String() != c.String() {
-			t.Errorf("flags %v gave %s, want %s", args, fl, c)
+		// Each setting's Get reads back through its Set (the command
+		// line's flags are these Settings).
+		for _, st := range Settings() {
+			fl := DefaultConfig()
+			must(t, st.Set(&fl, st.Get(&c)))
+			if st.Get(&fl) != st.Get(&c) {
+				t.Errorf("%s: Set(Get) gave %s, want %s", st.Name, st.Get(&fl), st.Get(&c))
+			}
 		}
 	}
 	if c, err := ParseConfig(""); err != nil || c.String() != DefaultConfig().String() {
@@ -236,6 +234,7 @@ func TestParseConfig(t *testing.T) {
 		{"max-port=100", "link encoding wide"},
 		{"generator=sender", "sender L"},
 		{"global=maybe", "global=maybe"},
+		{"hash=crc32,count-bits=4", "separated by spaces, not commas (hash=crc32 count-bits=4)"},
 	} {
 		if _, err := ParseConfig(tc.s); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseConfig(%q): %v, want an error with %q", tc.s, err, tc.want)
@@ -245,7 +244,7 @@ func TestParseConfig(t *testing.T) {
 
 func TestFieldsAndDiff(t *testing.T) {
 	m := mustModel(t, DefaultConfig())
-	pkt, err := m.NewNIC(1).Packet(PacketSpec{DLID: 2, PSN: 5})
+	pkt, err := m.NIC(1).Packet(PacketSpec{DLID: 2, PSN: 5})
 	must(t, err)
 	want := bytes.Clone(pkt)
 	must(t, m.SetField(pkt, header.FieldHopCount, 6))
@@ -276,5 +275,124 @@ func TestFieldsAndDiff(t *testing.T) {
 	}
 	if d := m.Diff(pkt[:10], want); !strings.Contains(d, "length: got 10 bytes") || !strings.Contains(d, "got does not decode") {
 		t.Errorf("short packet:\n%s", d)
+	}
+}
+
+// TestPortOncePerLink: a model keeps one generator per link and per sender
+// LID for its whole life. The pattern that once decoded garbage, asking the
+// model for the path's ports (and the NIC) afresh for every packet, must
+// make the same bytes as ports made once before the loop, and decode right:
+// every path link near the packets that crossed it, the congested hop near
+// 1 and the others near 0. (When every request restarted the generator from
+// the seed, hop 1 read 5 times its traffic and the congested hop 0.)
+func TestPortOncePerLink(t *testing.T) {
+	path := []Link{{1, 33}, {10, 1}, {100, 2}, {21, 1}, {2, 5}}
+	set := NewCandidateSet(len(path))
+	for hop, l := range path {
+		must(t, set.Add(hop+1, l, Link{l.Switch, l.Port + 1}))
+	}
+	sender := RecommendedConfig()
+	sender.Telemetry.SenderL, sender.Generator = 5, GeneratorSender
+	for _, c := range []Config{RecommendedConfig(), sender} {
+		const packets = 20000
+		once, fresh := mustModel(t, c), mustModel(t, c)
+		if p, q := mustPort(t, fresh, path[0]), mustPort(t, fresh, path[0]); p != q || fresh.NIC(7) != fresh.NIC(7) {
+			t.Errorf("%s: the same link gave two ports", c.Settings())
+		}
+		var ports []*Port
+		for _, l := range path {
+			ports = append(ports, mustPort(t, once, l))
+		}
+		nic := once.NIC(0x0101)
+		tally, err := fresh.NewTally(set)
+		must(t, err)
+		differed := false
+		for psn := range uint32(packets) {
+			spec := PacketSpec{DLID: 0x0202, DestQP: 0x42, PSN: psn}
+			want, err := nic.Packet(spec)
+			must(t, err)
+			got, err := fresh.NIC(0x0101).Packet(spec) // the misuse: a NIC per packet
+			must(t, err)
+			for hop, l := range path {
+				cong := Congestion(hop == 2)
+				_, err := ports[hop].Stage(want, cong)
+				must(t, err)
+				_, err = mustPort(t, fresh, l).Stage(got, cong) // the misuse: ports per packet
+				must(t, err)
+			}
+			if !bytes.Equal(got, want) && !differed {
+				differed = true // the first packet that differs; the decode below says the rest
+				t.Errorf("%s: packet %d: ports asked for per packet made %x, ports made once %x", c.Settings(), psn, got, want)
+			}
+			s, err := fresh.Receive(got)
+			must(t, err)
+			tally.Add(s)
+		}
+		for _, e := range tally.Estimates(len(path), DefaultP) {
+			onPath := slices.Contains(path, e.Link)
+			wantF := 0.0
+			if e.Hop == 3 {
+				wantF = 1
+			}
+			switch {
+			case onPath && (!e.Passed || e.W < packets*9/10 || e.W > packets*11/10 || math.Abs(e.Fraction-wantF) > 0.1):
+				t.Errorf("%s: hop %d %s: W=%d passed=%t fraction %.2f, want W near %d and fraction near %.0f",
+					c.Settings(), e.Hop, e.Link, e.W, e.Passed, e.Fraction, packets, wantF)
+			case !onPath && e.Passed:
+				t.Errorf("%s: hop %d %s carried nothing but passed (W=%d)", c.Settings(), e.Hop, e.Link, e.W)
+			}
+		}
+	}
+}
+
+func mustPort(t *testing.T, m *Model, l Link) *Port {
+	t.Helper()
+	p, err := m.Port(l)
+	must(t, err)
+	return p
+}
+
+// TestPortConcurrent: goroutines sharing a model ask for the same ports and
+// stage through them at once (go test -race checks the locking); every
+// port's generator makes exactly the draws it was asked for.
+func TestPortConcurrent(t *testing.T) {
+	c := RecommendedConfig()
+	m := mustModel(t, c)
+	const workers, packets = 4, 200
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for psn := range uint32(packets) {
+				pkt, err := m.NIC(uint16(w)).Packet(PacketSpec{DLID: 9, PSN: psn})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, l := range []Link{{1, 1}, {2, 2}} {
+					p, err := m.Port(l)
+					if err == nil {
+						_, err = p.Stage(pkt, Uncongested)
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Each port drew once per packet: the same number of draws from a fresh
+	// generator leaves the same state (the draws' l differ by hop, so replay
+	// them in the ports' order of use: hop 1 always draws for l = 1).
+	g, err := c.NewPortGenerator(1, 1)
+	must(t, err)
+	for range workers * packets {
+		g.Draw(1)
+	}
+	if p := mustPort(t, m, Link{1, 1}); !slices.Equal(p.State(), g.State()) {
+		t.Errorf("port 1:1 after %d concurrent stages: state %v, want %v", workers*packets, p.State(), g.State())
 	}
 }

@@ -15,6 +15,7 @@ export CI="${CI:-1}"
 
 echo "== go vet"
 go vet ./...
+./scripts/crossbuild.sh   # every release platform builds and vets (linux, darwin, windows)
 
 echo "== go test"
 go test -count=1 -timeout 60m ./...

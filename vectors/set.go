@@ -25,8 +25,9 @@ const (
 	KindBulk  = "bulk"  // switch-stage vectors in the binary format only (vectors --bulk)
 )
 
-// Manifest describes a written vector set. Everything but CPU and GoVersion
-// depends on the set's configuration alone.
+// Manifest describes a written vector set. Everything but Version (the
+// build's, package version), CPU and GoVersion depends on the set's
+// configuration alone.
 type Manifest struct {
 	Tool    string `json:"tool"`
 	Version string `json:"version"`

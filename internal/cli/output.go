@@ -6,8 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // CheckOutputDir says, before any work, whether dir can be made the output
@@ -72,11 +71,11 @@ func checkAncestor(flag, path string) error {
 // missing reports whether a stat error says the path does not exist, or
 // runs through a file (ENOTDIR), which checkAncestor then names.
 func missing(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR)
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func writable(flag, path, dir string) error {
-	if err := unix.Access(dir, unix.W_OK); err != nil {
+	if err := canWrite(dir); err != nil {
 		return fmt.Errorf("%s %s: directory %s is not writable: %w", flag, path, dir, err)
 	}
 	return nil

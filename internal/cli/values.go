@@ -358,3 +358,61 @@ const GeneratorUsage = "switch random generator of thesis section 5.9: " + rng.S
 func GeneratorVar(fs *pflag.FlagSet, p *string, usage string) *pflag.Flag {
 	return CheckedStringVar(fs, p, FlagGenerator, "generator", CheckGenerator, usage)
 }
+
+// ---- percentages
+
+// percentValue is a percentage written with its sign ("14%"; a bare 0, which
+// means never in any unit, is accepted too). With oneInN, *p holds N of "one
+// in N" (0: never), the nearest to the percentage, for a testbench that
+// paces by counting.
+type percentValue struct {
+	p      *int
+	max    int
+	oneInN bool
+}
+
+func (v *percentValue) percent() int {
+	if v.oneInN && *v.p > 0 {
+		return int(math.Round(100 / float64(*v.p)))
+	}
+	return *v.p
+}
+
+func (v *percentValue) String() string { return strconv.Itoa(v.percent()) + "%" }
+func (v *percentValue) Type() string   { return "percent" }
+func (v *percentValue) Set(s string) error {
+	num, sign := strings.CutSuffix(strings.TrimSpace(s), "%")
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a percentage: want 0%%..%d%%", s, v.max)
+	case !sign && n != 0:
+		hint := ""
+		if n > 0 {
+			hint = fmt.Sprintf(" (one in %d is %d%%)", n, int(math.Round(100/float64(n))))
+		}
+		return fmt.Errorf("%q has no unit: write the percentage with its sign, %d%%%s", s, n, hint)
+	case n < 0 || n > v.max:
+		return fmt.Errorf("%d%% is out of range: want 0%%..%d%%", n, v.max)
+	}
+	if v.oneInN && n > 0 {
+		n = int(math.Round(100 / float64(n)))
+	}
+	*v.p = n
+	return nil
+}
+
+// PercentVar binds a flag taking a percentage 0%..max% into *p (whose value
+// is the default, a percentage).
+func PercentVar(fs *pflag.FlagSet, p *int, name string, max int, usage string) *pflag.Flag {
+	fs.Var(&percentValue{p: p, max: max}, name, usage)
+	return fs.Lookup(name)
+}
+
+// OneInNPercentVar binds a flag taking a percentage 0%..max% into *p as N of
+// "one in N", the nearest (14% is one in 7; 0% is 0, never); the default is
+// *p, an N.
+func OneInNPercentVar(fs *pflag.FlagSet, p *int, name string, max int, usage string) *pflag.Flag {
+	fs.Var(&percentValue{p: p, max: max, oneInN: true}, name, usage)
+	return fs.Lookup(name)
+}

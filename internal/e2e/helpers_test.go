@@ -170,8 +170,7 @@ func run(argv []string, o runOpts) result {
 	cmd.Stdin = strings.NewReader(o.stdin)
 	out, errb := &headTail{}, &headTail{}
 	cmd.Stdout, cmd.Stderr = out, errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd) // the command and its children are killed together
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -211,9 +210,7 @@ func run(argv []string, o runOpts) result {
 		r.exit = st.ExitStatus()
 		r.signaled = st.Signaled()
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSSKB = ru.Maxrss
-	}
+	r.maxRSSKB = peakRSSKB(cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) && !r.timedOut {
 		r.exit, r.stderr = -1, r.stderr+"\n"+err.Error()

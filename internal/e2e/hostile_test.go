@@ -888,7 +888,7 @@ func rechecksum(t *testing.T, b []byte) []byte {
 
 func statsPartial(t *testing.T, dir, bin string) string {
 	mustRun(t, dir, bin, "stats", "--quick", "--hashes", "mult0", "--ids", "psn-slid", "--links", "thesis", "--generators", "ideal",
-		"--count-bits", "3", "--shard", "0/1", "--out", "part.json")
+		"--count-widths", "3", "--shard", "0/1", "--out", "part.json")
 	return filepath.Join(dir, "part.json")
 }
 

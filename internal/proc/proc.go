@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -16,16 +15,11 @@ import (
 // (iverilog runs ivlpp and ivl, Verilator make and the C++ compiler, Yosys
 // ABC, yosys-smtbmc the solver): the tool runs in its own process group, and
 // when ctx ends (Ctrl-C) the whole group is killed, so no child outlives the
-// run.
+// run. Where there are no process groups (Windows), the tool alone is killed
+// (group_other.go).
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
