@@ -40,11 +40,17 @@
 // PSN word gives the hash. When the telemetry word reaches the output, byte 4
 // is rewritten; if the decision is not ready (a rejected ideal draw still
 // retrying) the output stalls and in_ready_o falls once the pipeline is full.
-// A streaming VCRC runs over the egress words and replaces the incoming VCRC
-// at byte 4*PktLen; a second one checks the incoming VCRC, and a packet that
-// fails it leaves with its VCRC stomped (inverted). The ICRC and every other
-// byte pass untouched. Packets that are not IBA transport packets (LNH 0 or 1)
-// pass with only their VCRC recomputed.
+// A streaming VCRC runs over the egress words and replaces the packet's VCRC,
+// its last two bytes (the eop word's lanes 4-5 with in_empty_i = 2, lanes 0-1
+// with 6; the link delivers 4k+2-byte frames, docs/spec.md section 5); a
+// second one checks the incoming VCRC. A corrupt packet (docs/spec.md section
+// 5, step 0: a wrong incoming VCRC, a PktLen that disagrees with the frame's
+// length, or one beyond the longest legal packet, ibr_pkg::MaxLegalPktLen)
+// leaves with its VCRC stomped: the complement of the valid VCRC of the bytes
+// it leaves with, so it is never valid and a second stage stomps it alike. Its
+// telemetry word has left by then (cut-through) and is updated as any other's.
+// The ICRC and every other byte pass untouched. Packets that are not IBA
+// transport packets (LNH 0 or 1) pass with only their VCRC recomputed.
 //
 // Combinational input-to-output paths: none with ReadySkid (every output is a
 // register or a function of registers only); out_ready_i to in_ready_o with
@@ -55,7 +61,10 @@
 // (in_valid_i && in_ready_o). A packet's hash uses the port configuration
 // (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
 // the next packet's sop word. gen_load_i (seeding) must come between packets,
-// when no draw is pending.
+// when no draw is pending. cong_i on any other cycle is never read.
+//
+// Simulation checks (ifndef SYNTHESIS) end the run with $fatal, which every
+// simulator (Icarus included) turns into a non-zero exit status.
 `include "ibr_defs.svh"
 `default_nettype none
 
@@ -229,7 +238,7 @@ module ibr_switch_stage #(
   logic [10:0] pktlen_q, pktlen;
   logic [15:0] slid_q;
   logic        sop_cong_q;
-  logic        iba, is_tel_in, is_psn_in, is_vcrc_in;
+  logic        iba, is_tel_in, is_psn_in, is_vcrc_in, len_bad_in, lane4_in;
   logic [10:0] tel_widx;
 
   assign widx    = iw_sop ? 11'd0 : wcnt_q;
@@ -241,8 +250,16 @@ module ibr_switch_stage #(
   assign tel_widx   = lnh[0] ? 11'd6 : 11'd1;
   assign is_tel_in  = iba && widx == tel_widx;
   assign is_psn_in  = iba && widx == tel_widx + 11'd1;
-  // The VCRC sits at byte 4*PktLen: word PktLen/2, lane 0 or 4.
-  assign is_vcrc_in = widx == {1'b0, pktlen[10:1]};
+  // The VCRC is the frame's last two bytes: the eop word's lanes 4-5 when two
+  // bytes are unused, else lanes 0-1. PktLen must put it there: byte 4*PktLen
+  // is word PktLen/2, lane 4 for an odd PktLen (in_empty_i 2), lane 0 for an
+  // even one (6). The word index saturates at 2047, above any PktLen/2 (1023),
+  // so a frame longer than the counter never matches. A PktLen beyond the
+  // longest legal packet is corrupt whatever the frame.
+  assign is_vcrc_in = iw_eop;
+  assign lane4_in   = iw_empty == 3'd2;
+  assign len_bad_in = widx != {1'b0, pktlen[10:1]} || iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||
+                      pktlen > 11'(ibr_pkg::MaxLegalPktLen);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -399,6 +416,7 @@ module ibr_switch_stage #(
   // 4-5, else 0-1).
   logic [3*PipeDepth-1:0] empty_q;  // slot i in bits 3*i+2..3*i
   logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q;
+  logic                 len_bad_q;  // slot 0: its eop word ends a frame PktLen does not describe
   logic [PipeDepth-1:1] bad_q;  // the word's packet failed its incoming VCRC
   logic                 head_leave, head_ok;
   logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad;
@@ -437,7 +455,7 @@ module ibr_switch_stage #(
   assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
   assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
                                 : {s0_data[55:48], s0_data[63:56]};
-  assign vcrc_bad  = v_q[0] && vcrc_q[0] && ivcrc_got != ivcrc;
+  assign vcrc_bad  = v_q[0] && vcrc_q[0] && (ivcrc_got != ivcrc || len_bad_q);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       icrc_q <= 16'hffff;
@@ -454,6 +472,7 @@ module ibr_switch_stage #(
       tel_q   <= '0;
       vcrc_q  <= '0;
       lane4_q <= '0;
+      len_bad_q <= 1'b0;
       bad_q   <= '0;
       empty_q <= '0;
     end else begin
@@ -464,7 +483,8 @@ module ibr_switch_stage #(
         empty_q[2:0] <= iw_empty;
         tel_q[0]     <= is_tel_in;
         vcrc_q[0]    <= is_vcrc_in;
-        lane4_q[0]   <= pktlen[0];
+        lane4_q[0]   <= lane4_in;
+        len_bad_q    <= iw_eop && len_bad_in;
       end
       if (accept[1]) begin
         bad_q[1] <= vcrc_bad;
@@ -592,12 +612,17 @@ module ibr_switch_stage #(
   always @(posedge clk_i) begin
     if (tel_done) begin
       assert (byte4_new == alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q))
-        else $error("ibr_switch_stage: byte 4 %h, Alg. 8 reference %h", byte4_new,
+        else $fatal(1, "ibr_switch_stage: byte 4 %h, Alg. 8 reference %h", byte4_new,
                     alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q));
+    end
+    if (iw_fire && iw_eop) begin
+      assert (iw_empty == 3'd2 || iw_empty == 3'd6)
+        else $fatal(1, "ibr_switch_stage: eop with in_empty_i=%0d; frames are 4k+2 bytes (2 or 6)",
+                    iw_empty);
     end
     if (iw_fire && is_tel_in) begin
       assert (!tel_seen_q || tel_done)
-        else $error("ibr_switch_stage: a telemetry word entered while another's was pending");
+        else $fatal(1, "ibr_switch_stage: a telemetry word entered while another's was pending");
     end
   end
 `endif
