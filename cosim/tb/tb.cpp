@@ -194,6 +194,7 @@ struct Lane {
   uint64_t last_out = UINT64_MAX, last_stat = UINT64_MAX;  // the last vectors checked
   Rec cur{};
   bool have = false, loaded = false;
+  bool holding = false;  // the word offered last cycle was not taken: offer it again
   int w = 0;
   uint64_t sent = 0, idle_at = 0;
   std::deque<Rec> pend_out, pend_stat;
@@ -388,7 +389,7 @@ int main(int argc, char** argv) {
       setBits(top->cong_i, k, 1, (x >> 40) & 1);  // any value off the sop word
       if (l.have && gap_now) {
         l.idle_at = l.sent;
-      } else if (l.have && wgap > 0 && !(l.cur.state_in && !l.loaded) && (x >> 8) % uint64_t(wgap) == 0) {
+      } else if (l.have && wgap > 0 && !l.holding && !(l.cur.state_in && !l.loaded) && (x >> 8) % uint64_t(wgap) == 0) {
         // An idle cycle inside (or before) the packet.
       } else if (l.have) {
         if (l.cur.state_in && !l.loaded) {
@@ -435,6 +436,7 @@ int main(int argc, char** argv) {
     // Sample before the rising edge.
     for (int k = 0; k < LANES; k++) {
       Lane& l = lanes[k];
+      l.holding = getBits(top->in_valid_i, k, 1) && !getBits(top->in_ready_o, k, 1);
       if (getBits(top->in_valid_i, k, 1) && getBits(top->in_ready_o, k, 1)) {
         const int nw = (l.cur.len + 7) / 8;
         words++;
