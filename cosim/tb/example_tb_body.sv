@@ -34,8 +34,6 @@
   int unsigned rnd = 1, grnd = 7;  // xorshift32 states of the stall and gap patterns
   int     cov [256][2][2][2];
   int     got_words = 0;
-  logic   got_bad = 1'b0;  // a word of this packet differed
-  string  got_first = "";
 
   initial begin
     clk_i = 1'b0;
