@@ -313,6 +313,7 @@ type JSONVector struct {
 	FieldOut  uint64   `json:"field_out"`
 	Replace   uint8    `json:"replace"`
 	Saturated uint8    `json:"saturated"`
+	Corrupt   uint8    `json:"corrupt"`         // the packet is corrupt and leaves with its VCRC stomped (FlagCorrupt)
 	Edges     []string `json:"edges,omitempty"` // the comparator edges the draw sits on (edges.go)
 }
 
@@ -323,6 +324,7 @@ func (s *StageSet) JSON(v *StageVector) JSONVector {
 		In: hex.EncodeToString(v.In), Out: hex.EncodeToString(v.Out),
 		ID: v.Result.ID, D: v.Result.D, Hash: v.Result.HashBit, L: v.Result.HopL,
 		FieldIn: v.FieldIn, FieldOut: v.FieldOut, Replace: bit(v.Result.HopReplaced), Saturated: bit(v.Result.HopSaturated),
+		Corrupt: bit(v.Corrupt != 0),
 	}
 	if s.StateBits > 0 {
 		j.StateIn, j.StateOut = v.StateIn.Hex(s.StateBits), v.StateOut.Hex(s.StateBits)
