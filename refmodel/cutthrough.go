@@ -74,22 +74,10 @@ func (m *Model) MinFrame() int {
 // an error and frame is left as it was.
 func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested bool, g rng.Generator) (StageResult, Corruption, error) {
 	var c Corruption
+	if err := m.CheckFrame(frame); err != nil {
+		return StageResult{}, c, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+	}
 	n := len(frame) - header.VCRCLen
-	if n < 0 || n%4 != 0 {
-		return StageResult{}, c, fmt.Errorf("switch %d port %d: a %d-byte frame: the link delivers 4k+2-byte frames", sw, port, len(frame))
-	}
-	if len(frame) < header.LRHLen {
-		return StageResult{}, c, fmt.Errorf("switch %d port %d: a %d-byte frame is shorter than the LRH", sw, port, len(frame))
-	}
-	if lnh := header.LNHOf(frame); lnh != m.cfg.LNH {
-		return StageResult{}, c, fmt.Errorf("switch %d port %d: LRH byte 1: LNH=%d, but the model is configured for LNH=%d packets", sw, port, lnh, m.cfg.LNH)
-	}
-	if n/4 > header.MaxPktLen {
-		return StageResult{}, c, fmt.Errorf("switch %d port %d: a %d-byte frame is longer than the 11-bit PktLen describes (%d bytes)", sw, port, len(frame), 4*header.MaxPktLen+header.VCRCLen)
-	}
-	if len(frame) < m.MinFrame() {
-		return StageResult{}, c, fmt.Errorf("switch %d port %d: a %d-byte frame does not reach the end of its headers and ICRC (%d bytes)", sw, port, len(frame), m.MinFrame())
-	}
 	pl := int(header.PktLenOf(frame))
 	if pl != n/4 {
 		c |= CorruptLength
@@ -122,4 +110,27 @@ func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested b
 	}
 	binary.LittleEndian.PutUint16(frame[n:], ^header.CRC16(frame[:n]))
 	return r, c, nil
+}
+
+// CheckFrame refuses a frame StageCutThrough cannot take: shorter than the
+// LRH, not 4k+2 bytes, of another LNH than the model's, longer than PktLen's
+// 11 bits describe, or too short for its headers and ICRC (MinFrame).
+func (m *Model) CheckFrame(frame []byte) error {
+	if len(frame) < header.LRHLen {
+		return fmt.Errorf("a %d-byte frame is shorter than the %d-byte LRH", len(frame), header.LRHLen)
+	}
+	n := len(frame) - header.VCRCLen
+	if n%4 != 0 {
+		return fmt.Errorf("a %d-byte frame: the link delivers 4k+2-byte frames", len(frame))
+	}
+	if lnh := header.LNHOf(frame); lnh != m.cfg.LNH {
+		return fmt.Errorf("LRH byte 1: LNH=%d, but the model is configured for LNH=%d packets", lnh, m.cfg.LNH)
+	}
+	if n/4 > header.MaxPktLen {
+		return fmt.Errorf("a %d-byte frame is longer than the 11-bit PktLen describes (%d bytes)", len(frame), 4*header.MaxPktLen+header.VCRCLen)
+	}
+	if len(frame) < m.MinFrame() {
+		return fmt.Errorf("a %d-byte frame does not reach the end of its headers and ICRC (%d bytes)", len(frame), m.MinFrame())
+	}
+	return nil
 }

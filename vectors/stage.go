@@ -417,9 +417,15 @@ func parallelN(n, workers int, f func(k int)) {
 
 // stage runs the model's Stage on out, a copy of in, and records the vector.
 func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, cong bool, g rng.Generator, load bool) (StageVector, error) {
+	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in, Out: out}
+	if len(in) < header.LRHLen {
+		return v, fmt.Errorf("vector %q: a %d-byte packet is shorter than the %d-byte LRH", name, len(in), header.LRHLen)
+	}
 	k := modelOf(in)
 	m, f := s.models[k], s.refs[k].field
-	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in, Out: out}
+	if err := m.CheckFrame(in); err != nil {
+		return v, fmt.Errorf("vector %q: %w", name, err)
+	}
 	if out == nil {
 		v.Out = append([]byte(nil), in...)
 	}
