@@ -184,41 +184,70 @@
     out_ready_i <= stall == 0 || xorshift32(rnd) % 32'(stall) != 0;
   end
 
-  // Checker: every output word of every packet, in order, and its sop, eop
-  // and empty tags.
+  // Checker: every output packet, in order: its words (the bytes past its end
+  // in the last word are not compared), its length by eop and empty, its sop
+  // flag. A packet that differs is reported whole, as hex, at its eop.
+  logic [63:0] got_mem [MaxWords];  // the words of the packet leaving
+  logic        got_diff = 1'b0;     // a word of it differed so far
+
+  // The first n bytes of the words got_mem[0..k-1] and last, as hex.
+  function automatic string got_hex(input int k, input logic [63:0] last, input int n);
+    string h;
+    logic [63:0] w;
+    h = "";
+    for (int i = 0; i <= k && 8 * i < n; i++) begin
+      w = i < k ? got_mem[i] : last;
+      for (int b = 0; b < 8 && 8 * i + b < n; b++) h = {h, $sformatf("%02x", w[63-8*b -: 8])};
+    end
+    got_hex = h;
+  endfunction
+
+  // Vector slot's expected packet out (n bytes), as hex.
+  function automatic string want_hex(input int slot, input int n);
+    string h;
+    logic [63:0] w;
+    h = "";
+    for (int i = 0; 8 * i < n; i++) begin
+      w = w_out[slot * MaxWords + i];
+      for (int b = 0; b < 8 && 8 * i + b < n; b++) h = {h, $sformatf("%02x", w[63-8*b -: 8])};
+    end
+    want_hex = h;
+  endfunction
+
   always @(posedge clk_i) begin
     if (out_valid_o && out_ready_i) begin : check_word
-      int slot, len, nw;
+      int slot, len, nw, n;
       logic [63:0] want, mask;
+      logic diff;
       progress_at <= cycles;
       slot = out_idx % Window;
       len = w_len[slot];
       nw = (len + 7) / 8;
+      if (got_words < MaxWords) got_mem[got_words] <= out_data_o;
       if (out_idx >= n_read) begin
         if (out_sop_o) report(out_idx, "extra", $sformatf("%h", out_data_o), "nothing");
         if (out_sop_o) pkt_bad <= pkt_bad + 1;
+      end else if (out_sop_o != (got_words == 0)) begin
+        report(out_idx, "sop", $sformatf("%0d", out_sop_o), $sformatf("%0d", got_words == 0));
+        pkt_bad <= pkt_bad + 1;
       end else begin
-        want = got_words < MaxWords ? w_out[slot * MaxWords + got_words] : '0;
-        // The bytes past the packet's end in its last word are not compared.
+        want = got_words < nw ? w_out[slot * MaxWords + got_words] : '0;
         mask = '1;
         if (got_words == nw - 1 && len % 8 != 0) mask = ~(64'hffff_ffff_ffff_ffff >> (8 * (len % 8)));
-        if (out_sop_o != (got_words == 0)) begin
-          report(out_idx, "sop", $sformatf("%0d", out_sop_o), $sformatf("%0d", got_words == 0));
-          pkt_bad <= pkt_bad + 1;
-        end else if (out_eop_o != (got_words == nw - 1) ||
-                     (out_eop_o && int'(out_empty_o) != (8 * nw - len))) begin
-          report(out_idx, "eop", $sformatf("word %0d eop=%0d empty=%0d", got_words, out_eop_o, out_empty_o),
-                 $sformatf("eop at word %0d, empty=%0d", nw - 1, 8 * nw - len));
-          pkt_bad <= pkt_bad + 1;
-        end else if (((out_data_o ^ want) & mask) != '0) begin
-          report(out_idx, "packet", $sformatf("word %0d %h", got_words, out_data_o),
-                 $sformatf("%h", want));
-          pkt_bad <= pkt_bad + 1;
+        diff = got_diff || got_words >= nw || ((out_data_o ^ want) & mask) != '0;
+        got_diff <= diff;
+        if (out_eop_o) begin
+          n = 8 * got_words + 8 - int'(out_empty_o);
+          if (diff || n != len) begin
+            report(out_idx, "packet", got_hex(got_words, out_data_o, n), want_hex(slot, len));
+            pkt_bad <= pkt_bad + 1;
+          end
         end
       end
       if (out_eop_o) begin
         out_idx <= out_idx + 1;
         got_words <= 0;
+        got_diff <= 1'b0;
       end else begin
         got_words <= got_words + 1;
       end
