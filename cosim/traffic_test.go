@@ -97,3 +97,41 @@ func TestPlantedTrafficBugs(t *testing.T) {
 		}
 	}
 }
+
+// TestFormalCongPlant: property (a), which ties the written congested bit to
+// cong_i of the cycle the packet's sop word was taken, fails on the RTL with
+// cong_i taken on every word (trafficPlants[0]); the unchanged RTL passes (a)
+// in TestFormalProofs.
+func TestFormalCongPlant(t *testing.T) {
+	needFormal(t)
+	p, ok := PropertyByID("a")
+	if !ok {
+		t.Fatal("no property (a)")
+	}
+	lib, err := verilog.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := trafficPlants[0]
+	n := 0
+	for i, f := range lib {
+		if f.Name == plant.file {
+			if k := bytes.Count(f.Data, []byte(plant.old)); k != 1 {
+				t.Fatalf("the line occurs %d times in %s, want once: %q", k, plant.file, plant.old)
+			}
+			lib[i].Data = bytes.Replace(f.Data, []byte(plant.old), []byte(plant.bug), 1)
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("no file %s", plant.file)
+	}
+	r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "cong-plant"), lib, testFormalConfig(p), p, testFormalOptions(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s (a) with %s: %s, %.1f s", r.Config, plant.name, r.Status(), r.Time.Seconds())
+	if !r.Failed || r.Step == 0 {
+		t.Errorf("%s: (a) passed: %s", plant.name, r.Status())
+	}
+}
