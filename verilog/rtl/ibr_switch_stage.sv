@@ -641,7 +641,8 @@ module ibr_switch_stage #(
   // The stream monitors restate the packet layout from docs/spec.md on the ports
   // (BTH byte 4 at packet byte 12 or 52, the VCRC the frame's last two bytes),
   // independent of the datapath's own counters.
-  localparam int FMaxPktLen = 18;  // frame length (4-byte words, as PktLen) of the packets the environment sends
+  // The longest frame the environment sends, in 4-byte words (as PktLen counts).
+  localparam int FMaxPktLen = 18;
 
   logic f_past;
   initial f_past = 1'b0;
@@ -717,7 +718,7 @@ module ibr_switch_stage #(
   assign f_cur_pl  = in_sop_i ? f_sop_pl : f_in_pl;
   assign f_cur_lnh = in_sop_i ? f_sop_lnh : f_in_lnh;
   assign f_is_tel  = f_cur_lnh[1] && f_in_word == (f_cur_lnh[0] ? 11'd6 : 11'd1);  // byte 52 or 12
-  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};                          // the frame's end
+  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};  // the frame's end
 
   // Words counted on both sides.
   logic [7:0] f_in_cnt, f_out_cnt;
@@ -836,7 +837,8 @@ module ibr_switch_stage #(
   ibr_crc16_bytes #(.NBytes(4)) f_u_out_hi (.crc_i(f_out_base), .data_i(out_data_o[63:32]), .crc_o(f_out_c4));
   ibr_crc16_bytes #(.NBytes(4)) f_u_out_lo (.crc_i(f_out_c4), .data_i(out_data_o[31:0]), .crc_o(f_out_c8));
   assign f_out_next = !f_out_is_vcrc ? f_out_c8 : f_out_lane4 ? f_out_c4 : f_out_base;
-  assign f_out_vcrc = f_out_lane4 ? {out_data_o[23:16], out_data_o[31:24]} : {out_data_o[55:48], out_data_o[63:56]};
+  assign f_out_vcrc = f_out_lane4 ? {out_data_o[23:16], out_data_o[31:24]}
+                                  : {out_data_o[55:48], out_data_o[63:56]};
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -869,7 +871,8 @@ module ibr_switch_stage #(
   end
   always @(*) begin
     cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] && f_out_lane4);
-    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt] && f_pkt_len[f_out_pkt]);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt] &&
+           f_pkt_len[f_out_pkt]);
     cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_len[f_out_pkt]);
   end
 `endif
