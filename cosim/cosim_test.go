@@ -505,6 +505,11 @@ func TestPlantedOffByOne(t *testing.T) {
 			t.Fatalf("%s: no file %s", p.name, p.file)
 		}
 		res, err := runIcarusFiles(context.Background(), t.TempDir(), r.c, files, r.hex, len(r.set.Vectors), 0)
+		if err != nil && strings.Contains(err.Error(), "FATAL: ") {
+			// An assertion inside the RTL (assert ... else $fatal) stopped the run: caught.
+			t.Logf("%s: %s: an assertion inside the RTL stopped the run: %.300s", p.name, r.c.Name(), err)
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
