@@ -56,6 +56,9 @@ var (
 // configuration, each co-simulated in one Verilator build with zero
 // mismatches (under backpressure and input gaps) and every reachable coverage
 // bin hit, and a subset cross-run on Icarus Verilog. (Synthesis: synth_test.go.)
+// 200 random vectors a configuration: the realistic mix averages 52 words a
+// packet (the directed cases, which reach every bin and edge, add about 12,000
+// words), so each configuration simulates about 22,000 words.
 func TestVerifyAll(t *testing.T) {
 	testtool.Need(t, "verilator", "iverilog", "vvp")
 	all := vectors.RTLMatrix()
@@ -69,7 +72,7 @@ func TestVerifyAll(t *testing.T) {
 	var log bytes.Buffer
 	t0 := time.Now()
 	rep, err := Verify(context.Background(), Options{
-		Configs: all, Icarus: icarus, Seed: 11, Random: 600, IcarusRandom: 150,
+		Configs: all, Icarus: icarus, Seed: 11, Random: 200, IcarusRandom: 150,
 		WorkDir: workDir(t, "verify-all"), Lanes: 1, Parts: 1, Stall: 7, Gap: 5, Log: &log,
 	})
 	if err != nil {
@@ -387,6 +390,9 @@ func TestBadVCRC(t *testing.T) {
 	bad := 0
 	for i := range set.Vectors {
 		v := &set.Vectors[i]
+		if v.Corrupt != 0 {
+			continue // corrupt already (the set's own corruption cases), and stomped
+		}
 		fr, err := header.FrameOf(v.In)
 		if err != nil {
 			t.Fatal(err)
@@ -520,6 +526,11 @@ func TestPlantedOffByOne(t *testing.T) {
 			t.Fatalf("%s: no file %s", p.name, p.file)
 		}
 		res, err := runIcarusFiles(context.Background(), t.TempDir(), r.c, files, r.hex, len(r.set.Vectors), 0)
+		if err != nil && strings.Contains(err.Error(), "FATAL: ") {
+			// An assertion inside the RTL (assert ... else $fatal) stopped the run: caught.
+			t.Logf("%s: %s: an assertion inside the RTL stopped the run: %.300s", p.name, r.c.Name(), err)
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}

@@ -22,23 +22,13 @@ var exampleBody string
 // ExampleTB is the file name of the example testbench.
 const ExampleTB = "ibr_example_tb.sv"
 
-// hexLayout is the stage.hex line layout (vectors/format.go), field by field
-// from the most significant bit, as the example testbench's localparams.
-func hexLayout() ([]string, error) {
-	fields := []struct {
-		name string
-		bits int
-	}{{"FlagsMsb", 8}, {"SwitchMsb", 16}, {"PortMsb", 8}, {"LenMsb", 8}, {"FieldMsb", 8},
-		{"StateInMsb", vectors.MaxStateBits}, {"StateOutMsb", vectors.MaxStateBits},
-		{"PktInMsb", 8 * vectors.MaxPacket}, {"PktOutMsb", 8 * vectors.MaxPacket}}
-	var ps []string
-	msb := vectors.HexBits - 1
-	for _, f := range fields {
-		ps = append(ps, fmt.Sprintf("localparam int %s = %d;", f.name, msb))
-		msb -= f.bits
-	}
-	if msb != -1 {
-		return nil, fmt.Errorf("cosim: the hex layout's fields take %d of vectors.HexBits = %d bits", vectors.HexBits-1-msb, vectors.HexBits)
+// hexLayout is what the example testbench knows of the stage.hex format
+// (vectors/format.go): its first line, and the flag bits, as localparams.
+func hexLayout() []string {
+	ps := []string{
+		fmt.Sprintf("localparam int HexVersion = %d;", vectors.HexVersion),
+		fmt.Sprintf("localparam int HexMagicLen = %d;", len(vectors.HexMagic)),
+		fmt.Sprintf("localparam logic [8*HexMagicLen-1:0] HexMagic = %q;", vectors.HexMagic),
 	}
 	for _, f := range []struct {
 		name string
@@ -47,7 +37,7 @@ func hexLayout() ([]string, error) {
 		{"FlagSaturatedBit", vectors.FlagSaturated}, {"FlagHashBit", vectors.FlagHash}} {
 		ps = append(ps, fmt.Sprintf("localparam int %s = %d;", f.name, bits.TrailingZeros(uint(f.flag))))
 	}
-	return ps, nil
+	return ps
 }
 
 // Example returns ibr_example_tb.sv, the self-checking example testbench of
@@ -66,10 +56,7 @@ func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	layout, err := hexLayout()
-	if err != nil {
-		return nil, err
-	}
+	layout := hexLayout()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n//\n// ibr_example_tb: the self-checking example testbench of %s.\n", verilog.Header, module)
 	fmt.Fprintf(&b, "// Run it from the directory ibreservoir verilog wrote, on that configuration's\n")
@@ -80,9 +67,9 @@ func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	fmt.Fprintf(&b, "//\n// Each prints PASS (exit 0) or the mismatches by vector index and FAIL (non-zero exit).\n")
 	b.WriteString("`default_nettype none\n\nmodule ibr_example_tb;\n")
 	fmt.Fprintf(&b, "  // The configuration's widths.\n  localparam int StateW = %d;\n  localparam int FieldW = %d;\n", c.StateBits(), c.FieldBits())
-	fmt.Fprintf(&b, "  // The stage.hex line layout (docs/rtl.md): each field's most significant bit.\n")
-	fmt.Fprintf(&b, "  localparam int HexBits = %d;\n  localparam int MaxStateBits = %d;\n  localparam int MaxPacket = %d;\n",
-		vectors.HexBits, vectors.MaxStateBits, vectors.MaxPacket)
+	fmt.Fprintf(&b, "  // The stage.hex format (docs/rtl.md): 64-bit words, its first line, its flags.\n")
+	fmt.Fprintf(&b, "  localparam int MaxStateBits = %d;\n  localparam int MaxPacket = %d;\n",
+		vectors.MaxStateBits, vectors.MaxPacket)
 	for _, l := range layout {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}

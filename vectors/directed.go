@@ -26,6 +26,7 @@ type directed struct {
 //	link/<switch>:<port>                   the largest switch ID and port, and 0
 //	bits/fecn-becn-spare                   FECN, BECN and any spare Resv6 bit pass untouched
 //	reject/l<l>/x<k>                       ideal generator: k rejected outputs before the draw
+//	len/..., corrupt/...                   every length class and corruption (trafficCases)
 //
 // and then, for local packets, one case on every comparator edge of the
 // generator (edges.go):
@@ -98,6 +99,9 @@ func (d *directed) all() error {
 					}
 				}
 			}
+		}
+		if err := d.trafficCases(ln, lnh); err != nil {
+			return err
 		}
 		if lnh == header.LNHLocal {
 			if err := d.edgeCases(ln); err != nil {

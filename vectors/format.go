@@ -17,23 +17,28 @@ import (
 // The switch-stage vector formats. All three carry the same information; the
 // field names are those of docs/rtl.md.
 //
-// Hex ($readmemh): one line per vector, HexBits bits as HexDigits hex digits,
-// most significant first, after a header of // comments:
+// Hex ($readmemh into 64-bit words; version HexVersion): a header of //
+// comments whose first line starts with HexMagic, then one 64-bit word per
+// line (16 hex digits, most significant first), 9 + 2W words per vector,
+// W = ceil(n/8) for an n-byte packet:
 //
-//	bits 2095..2088  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global, 1..0 zero
-//	bits 2087..2072  switch ID
-//	bits 2071..2064  output port
-//	bits 2063..2056  packet length in bytes (in and out are equal)
-//	bits 2055..2048  hop_count (or hop_rand) after the stage
-//	bits 2047..1792  generator state in (rng.State bit i = bit i; zero with sender draws)
-//	bits 1791..1536  generator state out
-//	bits 1535..768   packet in: byte 0 in bits 1535..1528, zero after the last byte
-//	bits  767..0     packet out, the same way
+//	word 0       bits 63..56 flags: 7 load, 6 congested, 5 replace, 4 saturated,
+//	             3 hash, 2 global, 1 corrupt (stomped), 0 zero; 55..40 switch ID;
+//	             39..32 output port; 31..16 packet length n in bytes (in and out
+//	             are equal); 15..8 hop_count (or hop_rand) after the stage; 7..0 zero
+//	words 1-4    generator state in, bits 255..0, most significant word first
+//	             (rng.State bit i = bit i; zero with sender draws)
+//	words 5-8    generator state out
+//	W words      packet in: byte 0 in bits 63..56 of the first, zero after the last byte
+//	W words      packet out, the same way
+//
+// Version 1 (one fixed 2096-bit line per vector, packets of at most 96 bytes)
+// is refused by the readers: its first line does not start with HexMagic.
 //
 // Binary (co-simulation): a 40-byte file header, then one record per vector,
 // every integer little-endian, each record padded with zeros to 8 bytes:
 //
-//	file:   0 magic "IBRSTV01" | 8 u32 version (2) | 12 u32 state bytes S (8 per 64-bit
+//	file:   0 magic "IBRSTV01" | 8 u32 version (3) | 12 u32 state bytes S (8 per 64-bit
 //	        word of rng.State, 0 with sender draws) | 16 u32 field bits | 20 u32 state
 //	        bits | 24 u64 vector count | 32 u64 configuration digest (ConfigDigest)
 //	record: 0 u16 packet length n | 2 u8 flags (as the hex flags) | 3 u8 port | 4 u16 switch
@@ -55,12 +60,18 @@ const (
 	FlagSaturated = 1 << 4
 	FlagHash      = 1 << 3
 	FlagGlobal    = 1 << 2
+	// FlagCorrupt: the packet is corrupt (docs/spec.md section 5, step 0:
+	// a wrong VCRC, a PktLen that disagrees with its length or is beyond the
+	// longest legal packet) and leaves with its VCRC stomped.
+	FlagCorrupt = 1 << 1
 )
 
-// HexBits is the width of a hex line; HexDigits its length in digits.
+// The hex format's version and the start of its first line; HexHeadWords is
+// the words of a vector before its packets.
 const (
-	HexBits   = 8 + 16 + 8 + 8 + 8 + 2*MaxStateBits + 8*MaxPacket*2
-	HexDigits = HexBits / 4
+	HexVersion   = 2
+	HexMagic     = "// ibreservoir switch-stage vectors, hex format version 2"
+	HexHeadWords = 1 + 2*MaxStateBits/64
 )
 
 // MaxStateBits is the widest generator state the formats carry: the shift
@@ -72,7 +83,7 @@ const MaxStateBits = 256
 // is generated from them).
 const (
 	BinaryMagic      = "IBRSTV01"
-	BinaryVersion    = 2
+	BinaryVersion    = 3 // 3: packets to MaxPacket bytes, FlagCorrupt
 	BinaryHeaderLen  = 40
 	BinPosVersion    = 8  // u32
 	BinPosStateBytes = 12 // u32 S
@@ -112,6 +123,9 @@ func (v *StageVector) Flags() byte {
 	if v.LNH() == 3 {
 		f |= FlagGlobal
 	}
+	if v.Corrupt != 0 {
+		f |= FlagCorrupt
+	}
 	return f
 }
 
@@ -128,47 +142,53 @@ func stateBytes(st rng.State, n int) []byte {
 // HexHeader is the comment block that heads a hex file of count vectors.
 func (s *StageSet) HexHeader(count int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "// ibreservoir switch-stage vectors, $readmemh format: %d vectors of %d bits (%d hex digits), one per line.\n", count, HexBits, HexDigits)
+	fmt.Fprintf(&b, "%s ($readmemh into 64-bit words): %d vectors.\n", HexMagic, count)
 	fmt.Fprintf(&b, "// Configuration: %s (digest %s); packets local and global.\n", s.configString(), DigestString(s.Digest))
 	fmt.Fprintf(&b, "// Set seed %d; %d directed vectors, then %d random.\n", s.Config.Seed, s.Directed, count-s.Directed)
 	for _, l := range []string{
-		"bits 2095..2088  flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global (LNH=3), 1..0 zero",
-		"bits 2087..2072  switch ID",
-		"bits 2071..2064  output port",
-		"bits 2063..2056  packet length in bytes (LRH byte 0 through the VCRC; in and out are equal)",
-		fmt.Sprintf("bits 2055..2048  hop field after the stage (%d bits, zero-extended)", s.FieldBits),
-		fmt.Sprintf("bits 2047..1792  generator state in (bit i of rng.State, %d bits; zero with sender draws)", s.StateBits),
-		"bits 1791..1536  generator state out",
-		"bits 1535..768   packet in, byte 0 in bits 1535..1528, zero after its last byte",
-		"bits  767..0     packet out, byte 0 in bits 767..760",
+		"Each vector: 9 + 2W words of 64 bits, one per line, W = ceil(n/8) for an n-byte packet:",
+		"word 0     bits 63..56 flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global (LNH=3),",
+		"           1 corrupt (VCRC stomped), 0 zero; 55..40 switch ID; 39..32 output port;",
+		fmt.Sprintf("           31..16 packet length n in bytes (LRH byte 0 through the VCRC); 15..8 hop field after the stage (%d bits)", s.FieldBits),
+		fmt.Sprintf("words 1-4  generator state in (bit i of rng.State in bit i of bits 255..0, %d bits; zero with sender draws)", s.StateBits),
+		"words 5-8  generator state out",
+		"W words    packet in, byte 0 in bits 63..56 of the first word, zero after its last byte",
+		"W words    packet out, the same way",
 	} {
 		b.WriteString("// " + l + "\n")
 	}
 	return b.String()
 }
 
-// AppendHex appends the vector's hex line (with its newline).
+// AppendHex appends the vector's hex words, one per line.
 func (v *StageVector) AppendHex(dst []byte) []byte {
-	var line [HexBits / 8]byte
-	line[0] = v.Flags()
-	binary.BigEndian.PutUint16(line[1:], v.Switch)
-	line[3] = v.Port
-	line[4] = byte(len(v.In))
-	line[5] = byte(v.FieldOut)
-	// States: most significant byte first in the line.
-	const sb = MaxStateBits / 8
-	for i, st := range []rng.State{v.StateIn, v.StateOut} {
-		b := stateBytes(st, sb)
-		for j := range sb {
-			line[6+sb*i+j] = b[sb-1-j]
+	word := func(w uint64) {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], w)
+		n := len(dst)
+		dst = append(dst, make([]byte, 17)...)
+		hex.Encode(dst[n:], b[:])
+		dst[len(dst)-1] = '\n'
+	}
+	word(uint64(v.Flags())<<56 | uint64(v.Switch)<<40 | uint64(v.Port)<<32 | uint64(len(v.In))<<16 | uint64(byte(v.FieldOut))<<8)
+	// States: most significant word first.
+	const sw = MaxStateBits / 64
+	for _, st := range []rng.State{v.StateIn, v.StateOut} {
+		for j := sw - 1; j >= 0; j-- {
+			var w uint64
+			if j < len(st) {
+				w = st[j]
+			}
+			word(w)
 		}
 	}
-	copy(line[6+2*sb:], v.In)
-	copy(line[6+2*sb+MaxPacket:], v.Out)
-	n := len(dst)
-	dst = append(dst, make([]byte, HexDigits+1)...)
-	hex.Encode(dst[n:], line[:])
-	dst[len(dst)-1] = '\n'
+	for _, p := range [][]byte{v.In, v.Out} {
+		for i := 0; i < len(p); i += 8 {
+			var b [8]byte
+			copy(b[:], p[i:])
+			word(binary.BigEndian.Uint64(b[:]))
+		}
+	}
 	return dst
 }
 
@@ -293,6 +313,7 @@ type JSONVector struct {
 	FieldOut  uint64   `json:"field_out"`
 	Replace   uint8    `json:"replace"`
 	Saturated uint8    `json:"saturated"`
+	Corrupt   uint8    `json:"corrupt"`         // the packet is corrupt and leaves with its VCRC stomped (FlagCorrupt)
 	Edges     []string `json:"edges,omitempty"` // the comparator edges the draw sits on (edges.go)
 }
 
@@ -303,6 +324,7 @@ func (s *StageSet) JSON(v *StageVector) JSONVector {
 		In: hex.EncodeToString(v.In), Out: hex.EncodeToString(v.Out),
 		ID: v.Result.ID, D: v.Result.D, Hash: v.Result.HashBit, L: v.Result.HopL,
 		FieldIn: v.FieldIn, FieldOut: v.FieldOut, Replace: bit(v.Result.HopReplaced), Saturated: bit(v.Result.HopSaturated),
+		Corrupt: bit(v.Corrupt != 0),
 	}
 	if s.StateBits > 0 {
 		j.StateIn, j.StateOut = v.StateIn.Hex(s.StateBits), v.StateOut.Hex(s.StateBits)
@@ -396,8 +418,8 @@ func ReadBinary(b []byte) (BinaryFileHeader, []BinaryRecord, error) {
 		n := int(binary.LittleEndian.Uint16(b[off+RecPosLen:]))
 		r := BinaryRecord{Flags: b[off+RecPosFlags], Port: b[off+RecPosPort], Switch: binary.LittleEndian.Uint16(b[off+RecPosSwitch:]), FieldOut: b[off+RecPosField]}
 		k := int(b[off+RecPosDiffs])
-		if n < MinPacket || n > MaxPacket {
-			return h, nil, fmt.Errorf("binary vectors: record %d (byte %d): packet of %d bytes, want %d..%d", i, start, n, MinPacket, MaxPacket)
+		if n < MinPacket || n > MaxPacket || n%4 != 2 {
+			return h, nil, fmt.Errorf("binary vectors: record %d (byte %d): packet of %d bytes, want 4k+2 in %d..%d", i, start, n, MinPacket, MaxPacket)
 		}
 		off += RecHeadLen
 		if sb > 0 {

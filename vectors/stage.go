@@ -40,19 +40,27 @@ import (
 )
 
 // MaxPacket is the largest packet (LRH byte 0 through the VCRC) of a
-// switch-stage vector: a global packet's 66 bytes of headers, ICRC and VCRC
-// leave room for 28 bytes of payload (a multiple of 4, so no pad for the
-// largest).
-const MaxPacket = 96
+// switch-stage vector: the most the 11-bit PktLen describes, 2047 words and
+// the VCRC. Packets beyond MaxLegalPacket are corrupt (the stage stomps them).
+const MaxPacket = 4*header.MaxPktLen + header.VCRCLen
+
+// MaxLegalPacket is the longest legal packet with its VCRC: a 4096-byte
+// payload behind the largest header set (refmodel.MaxLegalPktLen), 4194 bytes.
+const MaxLegalPacket = 4*refmodel.MaxLegalPktLen + header.VCRCLen
 
 // MinPacket is the shortest packet a vector can hold: a local packet's
 // headers, ICRC and VCRC with no payload.
 const MinPacket = header.LRHLen + header.BTHLen + header.ICRCLen + header.VCRCLen
 
-// MaxPayload is the largest payload of a random packet: enough for every
-// pad count and for packets of 4 to 7 words (local) or 9 to 12 (global) on
-// the RTL's 64-bit datapath, so that the VCRC lands in either lane.
+// MaxPayload is the largest payload of a short packet (the directed cases'
+// and most random ones): enough for every pad count and for packets of 4 to 7
+// words (local) or 9 to 12 (global) on the RTL's 64-bit datapath, so that the
+// VCRC lands in either lane.
 const MaxPayload = 28
+
+// MaxLegalPayload is the bytes after the BTH of the longest legal packet: a
+// global packet of MaxLegalPacket bytes less its LRH, GRH, BTH, ICRC and VCRC.
+const MaxLegalPayload = MaxLegalPacket - header.LRHLen - header.GRHLen - header.BTHLen - header.ICRCLen - header.VCRCLen
 
 // Seed tags (seed.Derive) of the vector generator's own streams. Each stream
 // also takes the configuration's digest (ConfigDigest), so that every
@@ -129,6 +137,9 @@ type StageVector struct {
 	FieldIn  uint64 // hop_count or hop_rand before the stage
 	FieldOut uint64 // and after
 	Edges    uint64 // the comparator edges the draw sits on (bit i: the set's EdgeList()[i])
+	// Corrupt says why the stage stomped the packet's VCRC (0: it did not):
+	// refmodel.StageCutThrough's verdict.
+	Corrupt refmodel.Corruption
 }
 
 // LNH returns the packet's LNH.
@@ -406,23 +417,32 @@ func parallelN(n, workers int, f func(k int)) {
 
 // stage runs the model's Stage on out, a copy of in, and records the vector.
 func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, cong bool, g rng.Generator, load bool) (StageVector, error) {
+	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in, Out: out}
+	if len(in) < header.LRHLen {
+		return v, fmt.Errorf("vector %q: a %d-byte packet is shorter than the %d-byte LRH", name, len(in), header.LRHLen)
+	}
 	k := modelOf(in)
 	m, f := s.models[k], s.refs[k].field
-	v := StageVector{Case: name, Switch: sw, Port: port, Congested: cong, Load: load, In: in, Out: out}
+	if err := m.CheckFrame(in); err != nil {
+		return v, fmt.Errorf("vector %q: %w", name, err)
+	}
 	if out == nil {
 		v.Out = append([]byte(nil), in...)
 	}
 	if g != nil {
 		v.StateIn = g.State()
 	}
-	fr, err := header.FrameOf(in)
+	// The telemetry field sits where the headers put it whatever PktLen says:
+	// read it through the frame of the packet's own length.
+	bth, err := header.BTHOffset(lnhOf(in))
 	if err != nil {
 		return v, err
 	}
+	fr := header.Frame{PktLen: len(in) - header.VCRCLen, BTH: bth}
 	v.FieldIn = f.Get(in, fr)
 	// The draw's l is count+1 (unused with sender draws).
 	v.Edges = s.edges.classify(g, v.StateIn, int(v.FieldIn)+1, v.FieldIn)
-	v.Result, err = m.Stage(v.Out, sw, port, cong, g)
+	v.Result, v.Corrupt, err = m.StageCutThrough(v.Out, sw, port, cong, g)
 	if err != nil {
 		return v, fmt.Errorf("vector %q: %w", name, err)
 	}
@@ -486,7 +506,7 @@ func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
 	}
 	if cap(a.vs) < n {
 		a.vs = make([]StageVector, 0, n)
-		a.buf = make([]byte, 0, 2*n*MaxPacket) // every vector's in and out packets
+		a.buf = make([]byte, 0, 2*n*MaxLegalPacket/8) // every vector's in and out packets (it grows if need be)
 	}
 	vs, buf := a.vs[:0], a.buf[:0]
 	for i := range n {
@@ -496,13 +516,19 @@ func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
 		}
 		var start int
 		var err error
-		buf, start, err = s.buildPacket(buf, randomPacket(r, lnh, MaxPayload), nil)
+		p, c := randomTraffic(r, lnh)
+		buf, start, err = s.buildPacket(buf, p, nil)
 		if err != nil {
 			return nil, err
 		}
+		corrupt(buf[start:], c, r)
 		mid := len(buf)
 		buf = append(buf, buf[start:mid]...)
-		v, err := s.stage("random", buf[start:mid:mid], buf[mid:len(buf):len(buf)], sw, port, r.Next()%2 == 1, g, i == 0)
+		name := "random"
+		if c != corruptNone {
+			name += "/" + corruptionNames[c]
+		}
+		v, err := s.stage(name, buf[start:mid:mid], buf[mid:len(buf):len(buf)], sw, port, r.Next()%2 == 1, g, i == 0)
 		if err != nil {
 			return nil, fmt.Errorf("random chain %d: %w", k, err)
 		}
@@ -529,12 +555,14 @@ type Diff struct {
 	Value  byte
 }
 
-// checkInvariant verifies that a vector changed only BTH byte 4 and the VCRC.
+// checkInvariant verifies that a vector changed only BTH byte 4 and the VCRC
+// (the frame's last two bytes, wherever PktLen says they are).
 func (v *StageVector) checkInvariant() error {
-	fr, err := header.FrameOf(v.In)
+	bth, err := header.BTHOffset(lnhOf(v.In))
 	if err != nil {
 		return err
 	}
+	fr := header.Frame{BTH: bth, PktLen: len(v.In) - header.VCRCLen}
 	for _, d := range v.Diffs() {
 		if d.Offset != fr.BTH+header.BTHPosFECN && d.Offset != fr.PktLen && d.Offset != fr.PktLen+1 {
 			return fmt.Errorf("vector %d (%s): byte %d changed (%#02x -> %#02x); only BTH byte 4 and the VCRC may", v.Index, v.Case, d.Offset, v.In[d.Offset], v.Out[d.Offset])

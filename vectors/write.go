@@ -488,11 +488,15 @@ func EstimateBytes(sets []SetSpec) int64 {
 		case KindStage, KindBulk:
 			// A generous bound on the directed cases, then the random vectors.
 			v := int64(s.Stage.Random) + 2048
-			rec := int64(8 + 2*MaxStateBits/8 + MaxPacket + 3*8 + 8) // binary record
+			// meanPacketBound bounds a set's mean packet (the random mix's
+			// is under 600 bytes; the directed cases are few).
+			const meanPacketBound = 1024
+			rec := int64(8 + 2*MaxStateBits/8 + meanPacketBound + 3*8 + 8) // binary record
 			if s.Kind == KindStage {
-				// hex line, JSON line (two packets and two states in hex, and
-				// the fields), two pcap records (16 + 16 bytes of headers each)
-				rec += HexDigits + 1 + (4*MaxPacket + 2*MaxStateBits/4 + 512) + 2*(32+MaxPacket)
+				// hex words (2 per 8 packet bytes, 17 bytes a line), JSON line
+				// (two packets and two states in hex, and the fields), two
+				// pcap records (16 + 16 bytes of headers each)
+				rec += 17*(HexHeadWords+2*(meanPacketBound+7)/8) + (4*meanPacketBound + 2*MaxStateBits/4 + 512) + 2*(32+meanPacketBound)
 			}
 			add(v, rec)
 		case KindPath:
@@ -501,7 +505,7 @@ func EstimateBytes(sets []SetSpec) int64 {
 				hops = 18
 			}
 			// per packet of the path: its hex twice in JSON, state hex, a pcap record
-			add(int64(s.Path.Random)+64, (hops+2)*(4*(MaxPacket+16)+2*MaxStateBits/4+256))
+			add(int64(s.Path.Random)+64, (hops+2)*(4*(maxPathPayload+128+16)+2*MaxStateBits/4+256))
 		}
 		add(1, 4096) // manifest
 	}

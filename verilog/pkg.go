@@ -9,6 +9,7 @@ import (
 	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/lfsr"
+	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 )
 
@@ -218,6 +219,10 @@ func Package() ([]byte, error) {
 		w("  localparam logic        %sC    = 1'b%d;\n", name, f.C)
 	}
 
+	w("\n  // The PktLen (4-byte words) of the longest legal packet (refmodel.MaxLegalPktLen:\n")
+	w("  // a 4096-byte payload behind LRH, GRH, BTH, RDETH, DETH, RETH and ImmDt, then the\n")
+	w("  // ICRC); the stage stomps a packet whose PktLen is beyond it (docs/spec.md section 5).\n")
+	w("  localparam int MaxLegalPktLen = %d;\n", refmodel.MaxLegalPktLen)
 	w("\n  // MaxIdealL is the largest l the ideal generator has bounds for: hop_bit,\n")
 	w("  // cong_bit and the count share Resv6's 6 bits, so b <= 4 and l <= 16.\n")
 	w("  localparam int MaxIdealL = %d;\n\n", MaxIdealL)

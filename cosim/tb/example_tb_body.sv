@@ -2,32 +2,50 @@
   // ---- puts the configuration's parameters above it and the stage below).
   //
   // Options (plusargs):
-  //   +hex=FILE    the stage.hex vectors of this configuration (required)
-  //   +stall=N     out_ready_i low one cycle in N at random (default 4; 0: never)
-  //   +seed=N      seed of the stall pattern (default 1; any N gives a valid run)
+  //   +hex=FILE    the stage.hex vectors of this configuration (required; hex
+  //                format version 2, 64-bit words: older files are refused)
+  //   +stall=N     out_ready_i low one cycle in N at random (default 4; 0: never),
+  //                so any word, sop and eop included, may be stalled
+  //   +gap=N       in_valid_i low one cycle in N before a word at random (default
+  //                4; 0: never): ingress gaps at every word position of a packet
+  //   +seed=N      seed of the stall, gap and cong_i patterns (default 1)
   //   +maxfail=N   mismatches printed in full (default 10)
+  // cong_i carries the vector's congested bit only while the sop word is
+  // offered and random values on every other cycle: the stage must sample it
+  // with the sop word and at no other time. Packets follow one another with no
+  // idle cycle unless a gap is drawn.
   // Output: MISMATCH lines, COV lines (hop field x replace x congested x
-  // saturated), a RESULT line, then PASS, or $fatal on any mismatch.
+  // saturated), a RESULT line, then PASS, or $fatal on any mismatch (and any
+  // assertion inside the stage ends the run with $fatal first: no PASS).
   localparam int Window = 16;  // vectors in flight between the driver and the checkers
+  localparam int MaxWords = (MaxPacket + 7) / 8;
 
-  logic [HexBits-1:0] win [Window];  // vector i in win[i % Window]
-  int     n_read = 0, out_idx = 0, stat_idx = 0, maxfail = 10, stall = 4, fd = 0;
+  // Vector i's expectations in slot i % Window.
+  logic [7:0]  w_flags [Window];
+  logic [7:0]  w_field [Window];
+  int          w_len [Window];
+  logic [MaxStateBits-1:0] w_state [Window];
+  logic [63:0] w_out [Window * MaxWords];  // slot s's packet out from word s * MaxWords
+  logic [63:0] pkt_in [MaxWords];
+  int     n_read = 0, out_idx = 0, stat_idx = 0, maxfail = 10, stall = 4, gap = 4, fd = 0;
   int     pkt_bad = 0, stat_bad = 0;  // mismatches found by each checker
   logic   all_read = 1'b0;
-  longint cycles = 0, progress_at = 0;
-  int unsigned rnd = 1;  // xorshift32 state of the stall pattern
+  longint cycles = 0, progress_at = 0, data_cycles = 0;
+  int unsigned rnd = 1, grnd = 7;  // xorshift32 states of the stall and gap patterns
   int     cov [256][2][2][2];
-  logic [8*MaxPacket-1:0] got;
-  int     got_len = 0;
+  int     got_words = 0;
 
   initial begin
     clk_i = 1'b0;
     forever #5 clk_i = ~clk_i;
   end
-  always @(posedge clk_i) cycles <= cycles + 1;
+  always @(posedge clk_i) begin
+    cycles <= cycles + 1;
+    if (out_valid_o && out_ready_i) data_cycles <= data_cycles + 1;
+  end
 
-  // The next vector of the $readmemh file fd, skipping // comment lines.
-  task automatic next_vector(output int ok, output logic [HexBits-1:0] v);
+  // The next 64-bit word of the hex file fd, skipping // comment lines.
+  task automatic next_word(output int ok, output logic [63:0] v);
     int c;
     c = $fgetc(fd);
     while (c == "/" || c == "\n" || c == "\r" || c == " ") begin
@@ -49,20 +67,21 @@
     if (pkt_bad + stat_bad < maxfail) $display("MISMATCH index=%0d what=%s got=%s want=%s", index, what, g, x);
   endfunction
 
-  function automatic string hexbytes(input logic [8*MaxPacket-1:0] p, input int n);
-    string s;
-    s = "";
-    for (int j = 0; j < n; j++) s = {s, $sformatf("%02x", p[8*MaxPacket-1-8*j -: 8])};
-    hexbytes = s;
+  function automatic int unsigned xorshift32(input int unsigned x);
+    int unsigned y;
+    y = x ^ (x << 13);
+    y = y ^ (y >> 17);
+    xorshift32 = y ^ (y << 5);
   endfunction
 
   // Driver: reset, then each vector's packet, a word per accepted cycle;
   // inputs change on the falling edge, away from the sampling edge.
   initial begin
     string fname;
-    int ok, len, nw, seed;
-    logic [HexBits-1:0] v;
+    int ok, len, nw, seed, c, slot;
+    logic [63:0] h, x;
     logic [7:0] flags;
+    logic [MaxStateBits-1:0] st_in, st_out;
     {rst_ni, cfg_we_i, cong_i, gen_load_i, in_valid_i, in_sop_i, in_eop_i} = '0;
     {cfg_switch_i, cfg_port_i, gen_state_i, in_data_i, in_empty_i} = '0;
     for (int i = 0; i < 256; i++) for (int a = 0; a < 2; a++) for (int c = 0; c < 2; c++)
@@ -70,97 +89,167 @@
     if (!$value$plusargs("hex=%s", fname)) $fatal(1, "ibr_example_tb: no +hex=FILE (a stage.hex of `ibreservoir vectors`)");
     if ($value$plusargs("maxfail=%d", maxfail)) $display("ibr_example_tb: +maxfail=%0d", maxfail);
     if ($value$plusargs("stall=%d", stall)) $display("ibr_example_tb: +stall=%0d", stall);
-    if ($value$plusargs("seed=%d", seed)) rnd = 32'(seed) | 32'h8000_0000;
+    if ($value$plusargs("gap=%d", gap)) $display("ibr_example_tb: +gap=%0d", gap);
+    if ($value$plusargs("seed=%d", seed)) begin
+      rnd = 32'(seed) | 32'h8000_0000;
+      grnd = 32'(seed) * 32'd2654435761 | 32'h1;
+    end
     if (stall < 0) $fatal(1, "ibr_example_tb: +stall=%0d: want 0 (never) or N >= 1", stall);
+    if (gap < 0) $fatal(1, "ibr_example_tb: +gap=%0d: want 0 (never) or N >= 1", gap);
     fd = $fopen(fname, "r");
     if (fd == 0) $fatal(1, "ibr_example_tb: cannot open +hex=%s", fname);
+    // The first line names the format and its version.
+    for (int i = 0; i < HexMagicLen; i++) begin
+      c = $fgetc(fd);
+      if (c != int'(HexMagic[8*(HexMagicLen-1-i) +: 8]))
+        $fatal(1, "ibr_example_tb: %s is not a hex vector file of version %0d (its first line must start with \"%s\"): regenerate it with this ibreservoir's `ibreservoir vectors`",
+               fname, HexVersion, HexMagic);
+    end
+    while (c != "\n" && c != -1) c = $fgetc(fd);  // the rest of the first line
     repeat (2) @(negedge clk_i);
     rst_ni = 1'b1;
-    next_vector(ok, v);
+    next_word(ok, h);
     while (ok == 1) begin
-      // Wait for room in the window.
-      while (n_read - (out_idx < stat_idx ? out_idx : stat_idx) >= Window) @(negedge clk_i);
-      win[n_read % Window] = v;
-      flags = v[FlagsMsb -: 8];
-      len = int'(v[LenMsb -: 8]);
+      flags = h[63:56];
+      len = int'(h[31:16]);
+      if (len < 1 || len > MaxPacket) $fatal(1, "ibr_example_tb: vector %0d: packet of %0d bytes, want 1..%0d", n_read, len, MaxPacket);
       nw = (len + 7) / 8;
+      for (int i = 0; i < 2 * MaxStateBits / 64; i++) begin
+        next_word(ok, x);
+        if (ok != 1) $fatal(1, "ibr_example_tb: vector %0d is cut short (state words)", n_read);
+        if (i < MaxStateBits / 64) st_in[MaxStateBits-1-64*i -: 64] = x;
+        else st_out[MaxStateBits-1-64*(i-MaxStateBits/64) -: 64] = x;
+      end
+      for (int w = 0; w < nw; w++) begin
+        next_word(ok, pkt_in[w]);
+        if (ok != 1) $fatal(1, "ibr_example_tb: vector %0d is cut short (packet in)", n_read);
+      end
+      // Wait for room in the window, then record the expectations.
+      while (n_read - (out_idx < stat_idx ? out_idx : stat_idx) >= Window) @(negedge clk_i);
+      slot = n_read % Window;
+      for (int w = 0; w < nw; w++) begin
+        next_word(ok, w_out[slot * MaxWords + w]);
+        if (ok != 1) $fatal(1, "ibr_example_tb: vector %0d is cut short (packet out)", n_read);
+      end
+      w_flags[slot] = flags;
+      w_field[slot] = h[15:8];
+      w_len[slot]   = len;
+      w_state[slot] = st_out;
       if (flags[FlagLoadBit] && StateW > 1) begin
         // Load the generator only when no earlier packet's draw is outstanding.
         while (stat_idx != n_read) @(negedge clk_i);
         gen_load_i = 1'b1;
-        gen_state_i = v[StateInMsb - MaxStateBits + 1 +: StateW];
+        gen_state_i = st_in[StateW-1:0];
         @(negedge clk_i) gen_load_i = 1'b0;
       end
       n_read++;
       for (int w = 0; w < nw; w++) begin
-        logic [63:0] d;
-        for (int j = 0; j < 8; j++)
-          d[63-8*j -: 8] = (8*w + j < len) ? v[PktInMsb - 8*(8*w + j) -: 8] : 8'h00;
+        // An ingress gap before any word, the first and the last included.
+        while (gap != 0 && xorshift32(grnd) % 32'(gap) == 0) begin
+          grnd = xorshift32(grnd);
+          in_valid_i = 1'b0;
+          cong_i = grnd[7];
+          @(negedge clk_i);
+        end
+        grnd = xorshift32(grnd);
         in_valid_i = 1'b1;
-        in_data_i  = d;
+        in_data_i  = pkt_in[w];
         in_sop_i   = w == 0;
         in_eop_i   = w == nw - 1;
         in_empty_i = 3'((8*nw - len) & 7);
         cfg_we_i   = w == 0;
         if (w == 0) begin
-          cfg_switch_i = v[SwitchMsb -: 16];
-          cfg_port_i   = v[PortMsb -: 8];
-          cong_i       = flags[FlagCongestedBit];
+          cfg_switch_i = h[55:40];
+          cfg_port_i   = h[39:32];
         end
+        // The congested bit with the sop word, anything on every other cycle.
+        cong_i = w == 0 ? flags[FlagCongestedBit] : grnd[9];
         @(posedge clk_i);
         while (!in_ready_o) @(posedge clk_i);
         @(negedge clk_i);
         in_valid_i = 1'b0;
         cfg_we_i   = 1'b0;
+        cong_i     = grnd[11];
       end
-      next_vector(ok, v);
+      next_word(ok, h);
     end
     $fclose(fd);
     all_read = 1'b1;
   end
 
   // Backpressure: out_ready_i low one cycle in `stall`, from a xorshift32.
-  function automatic int unsigned xorshift32(input int unsigned x);
-    int unsigned y;
-    y = x ^ (x << 13);
-    y = y ^ (y >> 17);
-    xorshift32 = y ^ (y << 5);
-  endfunction
   initial out_ready_i = 1'b1;
   always @(negedge clk_i) begin
     rnd <= xorshift32(rnd);
     out_ready_i <= stall == 0 || xorshift32(rnd) % 32'(stall) != 0;
   end
 
-  // Checker: every output byte of every packet, in order, and the sop flag.
+  // Checker: every output packet, in order: its words (the bytes past its end
+  // in the last word are not compared), its length by eop and empty, its sop
+  // flag. A packet that differs is reported whole, as hex, at its eop.
+  logic [63:0] got_mem [MaxWords];  // the words of the packet leaving
+  logic        got_diff = 1'b0;     // a word of it differed so far
+
+  // The first n bytes of the words got_mem[0..k-1] and last, as hex.
+  function automatic string got_hex(input int k, input logic [63:0] last, input int n);
+    string h;
+    logic [63:0] w;
+    h = "";
+    for (int i = 0; i <= k && 8 * i < n; i++) begin
+      w = i < k ? got_mem[i] : last;
+      for (int b = 0; b < 8 && 8 * i + b < n; b++) h = {h, $sformatf("%02x", w[63-8*b -: 8])};
+    end
+    got_hex = h;
+  endfunction
+
+  // Vector slot's expected packet out (n bytes), as hex.
+  function automatic string want_hex(input int slot, input int n);
+    string h;
+    logic [63:0] w;
+    h = "";
+    for (int i = 0; 8 * i < n; i++) begin
+      w = w_out[slot * MaxWords + i];
+      for (int b = 0; b < 8 && 8 * i + b < n; b++) h = {h, $sformatf("%02x", w[63-8*b -: 8])};
+    end
+    want_hex = h;
+  endfunction
+
   always @(posedge clk_i) begin
-    if (out_valid_o && out_ready_i) begin
+    if (out_valid_o && out_ready_i) begin : check_word
+      int slot, len, nw, n;
+      logic [63:0] want, mask;
+      logic diff;
       progress_at <= cycles;
-      got[8*MaxPacket-1 - 8*got_len -: 64] <= out_data_o;
-      if (out_sop_o != (got_len == 0)) begin
-        report(out_idx, "sop", $sformatf("%0d", out_sop_o), $sformatf("%0d", got_len == 0));
+      slot = out_idx % Window;
+      len = w_len[slot];
+      nw = (len + 7) / 8;
+      if (got_words < MaxWords) got_mem[got_words] <= out_data_o;
+      if (out_idx >= n_read) begin
+        if (out_sop_o) report(out_idx, "extra", $sformatf("%h", out_data_o), "nothing");
+        if (out_sop_o) pkt_bad <= pkt_bad + 1;
+      end else if (out_sop_o != (got_words == 0)) begin
+        report(out_idx, "sop", $sformatf("%0d", out_sop_o), $sformatf("%0d", got_words == 0));
         pkt_bad <= pkt_bad + 1;
-      end else if (out_eop_o) begin : check_packet
-        logic [8*MaxPacket-1:0] full, want;
-        int n, len;
-        full = got;
-        full[8*MaxPacket-1 - 8*got_len -: 64] = out_data_o;
-        n = got_len + 8 - int'(out_empty_o);
-        len = int'(win[out_idx % Window][LenMsb -: 8]);
-        want = win[out_idx % Window][PktOutMsb -: 8*MaxPacket];
-        if (out_idx >= n_read) begin
-          report(out_idx, "extra", hexbytes(full, n), "nothing");
-          pkt_bad <= pkt_bad + 1;
-        end else if (n != len || (full >> (8*(MaxPacket-len))) != (want >> (8*(MaxPacket-len)))) begin
-          report(out_idx, "packet", hexbytes(full, n), hexbytes(want, len));
-          pkt_bad <= pkt_bad + 1;
+      end else begin
+        want = got_words < nw ? w_out[slot * MaxWords + got_words] : '0;
+        mask = '1;
+        if (got_words == nw - 1 && len % 8 != 0) mask = ~(64'hffff_ffff_ffff_ffff >> (8 * (len % 8)));
+        diff = got_diff || got_words >= nw || ((out_data_o ^ want) & mask) != '0;
+        got_diff <= diff;
+        if (out_eop_o) begin
+          n = 8 * got_words + 8 - int'(out_empty_o);
+          if (diff || n != len) begin
+            report(out_idx, "packet", got_hex(got_words, out_data_o, n), want_hex(slot, len));
+            pkt_bad <= pkt_bad + 1;
+          end
         end
       end
       if (out_eop_o) begin
         out_idx <= out_idx + 1;
-        got_len <= 0;
+        got_words <= 0;
+        got_diff <= 1'b0;
       end else begin
-        got_len <= got_len + 8;
+        got_words <= got_words + 1;
       end
     end
   end
@@ -170,8 +259,8 @@
     if (stat_valid_o) begin : check_stat
       logic [7:0] flags, field, gotf, wantf;
       logic [MaxStateBits-1:0] state, want_state;
-      flags = win[stat_idx % Window][FlagsMsb -: 8];
-      want_state = win[stat_idx % Window][StateOutMsb -: MaxStateBits];
+      flags = w_flags[stat_idx % Window];
+      want_state = w_state[stat_idx % Window];
       field = '0;
       field[FieldW-1:0] = stat_field_o;
       state = '0;
@@ -189,10 +278,10 @@
       if (stat_idx >= n_read) begin
         report(stat_idx, "extra-stat", "status", "nothing");
         stat_bad <= stat_bad + 1;
-      end else if (gotf != wantf || field != win[stat_idx % Window][FieldMsb -: 8] || stat_malformed_o) begin
+      end else if (gotf != wantf || field != w_field[stat_idx % Window] || stat_malformed_o) begin
         // FLAGS,FIELD,MALFORMED with the flag bits of the hex format.
         report(stat_idx, "stat", $sformatf("%02x,%02x,%0d", gotf, field, stat_malformed_o),
-               $sformatf("%02x,%02x,0", wantf, win[stat_idx % Window][FieldMsb -: 8]));
+               $sformatf("%02x,%02x,0", wantf, w_field[stat_idx % Window]));
         stat_bad <= stat_bad + 1;
       end else if (StateW > 1 && state != want_state) begin
         report(stat_idx, "state", $sformatf("%h", state), $sformatf("%h", want_state));
@@ -221,6 +310,7 @@
         for (int s = 0; s < 2; s++)
           if (cov[i][a][c][s] != 0)
             $display("COV field=%0d replace=%0d cong=%0d sat=%0d n=%0d", i, a, c, s, cov[i][a][c][s]);
+      $display("TRAFFIC data_cycles=%0d (egress words)", data_cycles);
       $display("RESULT vectors=%0d mismatches=%0d cycles=%0d seconds=0", out_idx, bad, cycles);
       if (bad != 0) $fatal(1, "ibr_example_tb: FAIL, %0d mismatches", bad);
       $display("ibr_example_tb: PASS, %0d vectors", out_idx);

@@ -10,7 +10,7 @@
 namespace ibr_vectors {
 
 constexpr char kMagic[] = "IBRSTV01";
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 constexpr size_t kHeaderLen = 40;  // bytes of the file header
 constexpr size_t kPosVersion = 8;  // u32
 constexpr size_t kPosStateBytes = 12;  // u32 S, state bytes per record state
@@ -28,7 +28,7 @@ constexpr size_t kRecHeadLen = 8;  // bytes of a record's head
 constexpr size_t kRecAlign = 8;  // records are padded to a multiple of this
 constexpr size_t kDiffLen = 3;  // one diff: u16 offset, u8 byte
 constexpr size_t kMinPacket = 26;  // shortest packet (LRH byte 0 through the VCRC)
-constexpr size_t kMaxPacket = 96;  // longest packet
+constexpr size_t kMaxPacket = 8190;  // longest packet
 constexpr size_t kMaxStateBits = 256;  // widest generator state
 constexpr size_t kMinRecord = 40;  // shortest record: the head and the shortest packet, padded
 

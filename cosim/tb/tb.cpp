@@ -22,6 +22,12 @@
 //   +maxfail=N      mismatches printed in full (default 10; all are counted)
 //   +stall=N        hold out_ready_i low one cycle in N (0: never), to exercise backpressure
 //   +gap=N          an idle input cycle after every N packets of a lane (0: never)
+//   +wgap=N         an idle input cycle before about one word in N, at any word
+//                   position of a packet, first and last included (default 11; 0: never)
+//   +seed=N         seed of the word gaps and of cong_i off the sop word (default 1)
+// cong_i carries the vector's congested bit while a lane offers its sop word
+// and a pseudo-random value on every other cycle: the stage must sample it
+// with the sop word and at no other time.
 //
 // Output lines, parsed by package cosim:
 //   MISMATCH index=I what=packet got=HEX want=HEX
@@ -188,10 +194,11 @@ struct Lane {
   uint64_t last_out = UINT64_MAX, last_stat = UINT64_MAX;  // the last vectors checked
   Rec cur{};
   bool have = false, loaded = false;
+  bool holding = false;  // the word offered last cycle was not taken: offer it again
   int w = 0;
   uint64_t sent = 0, idle_at = 0;
   std::deque<Rec> pend_out, pend_stat;
-  uint8_t outbuf[128];
+  uint8_t outbuf[kMaxPacket + 8];
   size_t outlen = 0;
 };
 
@@ -225,12 +232,22 @@ int main(int argc, char** argv) {
   const long maxfail = plusarg(ctx.get(), "maxfail", 10);
   const long stall = plusarg(ctx.get(), "stall", 0);
   const long gap = plusarg(ctx.get(), "gap", 0);
+  const long wgap = plusarg(ctx.get(), "wgap", 11);
+  uint64_t rnd = uint64_t(plusarg(ctx.get(), "seed", 1)) * 0x9E3779B97F4A7C15ull | 1;
+  // xorshift64: the word gaps and the off-sop cong_i values.
+  auto next_rnd = [&rnd]() {
+    rnd ^= rnd << 13;
+    rnd ^= rnd >> 7;
+    rnd ^= rnd << 17;
+    return rnd;
+  };
   if (parts < 1 || part < 0 || part >= parts) {
     std::fprintf(stderr, "tb: +part=%ld of +parts=%ld\n", part, parts);
     return 2;
   }
-  if (stall < 0 || stall == 1 || gap < 0 || maxfail < 0) {
-    std::fprintf(stderr, "tb: +stall=%ld (0 or 2 or more), +gap=%ld, +maxfail=%ld (0 or more)\n", stall, gap, maxfail);
+  if (stall < 0 || stall == 1 || gap < 0 || wgap < 0 || maxfail < 0) {
+    std::fprintf(stderr, "tb: +stall=%ld (0 or 2 or more), +gap=%ld, +wgap=%ld, +maxfail=%ld (0 or more)\n", stall, gap,
+                 wgap, maxfail);
     return 2;
   }
 
@@ -349,7 +366,7 @@ int main(int argc, char** argv) {
 
   // Coverage: (field, replace, cong, sat) -> packets.
   static uint64_t cov[256][2][2][2];
-  uint64_t mismatches = 0, checked = 0, cycles = 0, sent = 0;
+  uint64_t mismatches = 0, checked = 0, cycles = 0, words = 0;
   auto fail = [&](uint64_t index, const char* what, const std::string& got, const std::string& want) {
     if (mismatches < uint64_t(maxfail)) {
       std::printf("MISMATCH index=%" PRIu64 " what=%s got=%s want=%s\n", index, what, got.c_str(), want.c_str());
@@ -374,8 +391,12 @@ int main(int argc, char** argv) {
       bool valid = false, cfg = false, load = false;
       setBits(top->out_ready_i, k, 1, ready);
       const bool gap_now = gap > 0 && l.w == 0 && l.sent > 0 && l.sent % uint64_t(gap) == 0 && l.idle_at != l.sent;
+      const uint64_t x = next_rnd();
+      setBits(top->cong_i, k, 1, (x >> 40) & 1);  // any value off the sop word
       if (l.have && gap_now) {
         l.idle_at = l.sent;
+      } else if (l.have && wgap > 0 && !l.holding && !(l.cur.state_in && !l.loaded) && (x >> 8) % uint64_t(wgap) == 0) {
+        // An idle cycle inside (or before) the packet.
       } else if (l.have) {
         if (l.cur.state_in && !l.loaded) {
           // Load the generator only when none of this lane's draws is outstanding.
@@ -421,8 +442,10 @@ int main(int argc, char** argv) {
     // Sample before the rising edge.
     for (int k = 0; k < LANES; k++) {
       Lane& l = lanes[k];
+      l.holding = getBits(top->in_valid_i, k, 1) && !getBits(top->in_ready_o, k, 1);
       if (getBits(top->in_valid_i, k, 1) && getBits(top->in_ready_o, k, 1)) {
         const int nw = (l.cur.len + 7) / 8;
+        words++;
         if (l.w == 0) {
           // The packet's first words may leave before its last one enters.
           l.pend_out.push_back(l.cur);
@@ -431,7 +454,6 @@ int main(int argc, char** argv) {
         if (++l.w == nw) {
           l.w = 0;
           l.sent++;
-          sent++;
           l.loaded = false;
           l.have = l.next < l.end;
           if (l.have) l.cur = f.rec(l.next++);
@@ -512,7 +534,7 @@ int main(int argc, char** argv) {
       fail(oldest(lanes), "finish", "$finish", "none");
       break;
     }
-    if (cycles > 64 * (sent + 16) + 100000) {
+    if (cycles > 64 * (words + 16) + 100000) {
       fail(oldest(lanes), "deadlock", "stuck", "progress");
       break;
     }

@@ -2,9 +2,12 @@
 // the reference model called through DPI-C (ibr_dpi_pkg) for every packet.
 //
 // It generates random packets (random LRH, GRH and BTH fields, local and
-// global, random incoming telemetry bits in BTH Resv6, random payloads), has
-// the model build them (CRCs), drives them through the DUT as 64-bit words
-// with random input gaps and random egress stalls, and checks every output
+// global, random incoming telemetry bits in BTH Resv6, random payloads of a
+// realistic mix of lengths: most short, some to 512 bytes, some to the
+// longest legal packet), has the model build them (CRCs), drives them
+// through the DUT as 64-bit words with random input gaps before any word
+// (inside packets too), random egress stalls on any word, and cong_i random
+// on every cycle but the sop word's, and checks every output
 // packet, every per-packet status and the generator state after every draw
 // against the model's switch stage, which it runs on the same packet with the
 // same generator state as the packet enters. Packets come in chains: each
@@ -24,7 +27,7 @@
 //   +seed=N         the stimulus seed (default 1)
 //   +chain=N        packets per chain (default 64)
 //   +stall=P +gap=P percent of cycles with egress ready low / an idle ingress
-//                   cycle at a packet boundary (default 10, 5)
+//                   cycle, before any word of a packet (default 10, 5)
 //   +maxfail=N      mismatches reported in full (default 5; all are counted)
 //   +repro=S        the command prefix that reruns one packet through the
 //                   model (ibreservoir stage and the RTL flags)
@@ -39,7 +42,12 @@ module ibr_dpi_tb (
 );
   import ibr_dpi_pkg::*;
 
-  localparam int MaxPayload = 60;  // random payloads of 0..MaxPayload bytes: packets of up to 126 bytes
+  // Random payloads (bytes after the BTH before the pad) of a realistic mix:
+  // 40 in 64 of 0..ShortPayload bytes (acknowledgements, requests, small
+  // sends), 14 up to 512, 10 up to MaxPayload, the longest legal packet's
+  // (a global packet of 4194 bytes: docs/spec.md section 5).
+  localparam int ShortPayload = 60;
+  localparam int MaxPayload = 4128;
   localparam int RingSize = 16;    // packets in flight, at most (the stage holds a few words)
 
   // ---- run parameters and the model
@@ -250,8 +258,12 @@ module ibr_dpi_tb (
     int st, plen, hop_l, hop_field;
     bit k, hash_bit, replaced, saturated;
     k = below(4) == 0;  // a quarter global
-    plen = below(MaxPayload + 1);
-    for (int i = 0; i < (MaxPayload + 7) / 8; i++) payload[64*i+:64] = rnd();
+    case (below(64)) inside
+      [0:39]:  plen = below(ShortPayload + 1);
+      [40:53]: plen = below(512 + 1);
+      default: plen = below(MaxPayload + 1);
+    endcase
+    for (int i = 0; i < (plen + 7) / 8; i++) payload[64*i+:64] = rnd();
     e = '0;
     st = ibr_dpi_build(models[k], 16'(rnd()), 16'(rnd()), 8'(below(16)), 8'(below(16)), 8'(rnd()), 16'(rnd()),
                        32'(below(1 << 24)), 32'(below(1 << 24)), 8'(below(64)), 8'(rnd()), 32'(below(1 << 20)),
@@ -380,7 +392,12 @@ module ibr_dpi_tb (
         have = 1;
         word = 0;
       end
-      if (have) begin
+      // cong_i: anything off the sop word (set again below with a sop word).
+      cong_q <= below(2) == 1;
+      if (have && word > 0 && !(in_valid_q && !in_ready) && below(100) < gap_pct) begin
+        // An idle cycle inside the packet (before its first word: above), never
+        // while a word offered is still waiting to be taken.
+      end else if (have) begin
         // Byte 0 of the packet leaves first, in bits 63..56 (cur is zero past the packet's end).
         in_valid_q <= 1'b1;
         in_data_q <= {<<8{cur[64*word+:64]}};

@@ -44,7 +44,7 @@ package ibr_dpi_pkg;
   localparam int IbrSchemeTwoReservoir = 1;
   localparam int IbrSchemeOneReservoir = 2;
 
-  localparam int MaxBytes  = 256;  // the longest packet a packet_t holds
+  localparam int MaxBytes  = 4200;  // the longest packet a packet_t holds: the longest legal, 4194 bytes
   localparam int StateBits = 256;  // the widest generator state a state_t holds (vectors.MaxStateBits)
 
   typedef bit [8*MaxBytes-1:0] packet_t;

@@ -118,14 +118,14 @@ module ibr_gen_ideal #(
       prev_q    <= state_o;
       if (stepped_q) begin
         assert (state_o == xoshiro_next(prev_q))
-          else $error("ibr_gen_ideal: state %h does not follow %h", state_o, prev_q);
+          else $fatal(1, "ibr_gen_ideal: state %h does not follow %h", state_o, prev_q);
       end
       if (draw_i) begin
-        assert (!busy_q) else $error("ibr_gen_ideal: draw requested while busy");
+        assert (!busy_q) else $fatal(1, "ibr_gen_ideal: draw requested while busy");
         assert (l_i >= 1 && int'(l_i) <= MaxL)
-          else $error("ibr_gen_ideal: l=%0d outside 1..%0d", l_i, MaxL);
+          else $fatal(1, "ibr_gen_ideal: l=%0d outside 1..%0d", l_i, MaxL);
       end
-      assert (state_o != '0) else $error("ibr_gen_ideal: all-zero state (xoshiro's fixed point)");
+      assert (state_o != '0) else $fatal(1, "ibr_gen_ideal: all-zero state (xoshiro's fixed point)");
     end
   end
 `endif

@@ -85,10 +85,10 @@ module ibr_gen_lfsr_lut #(
       // Nothing to check in reset.
     end else begin
       assert (s_q != '0)
-        else $error("ibr_gen_lfsr_lut: the LFSR holds zero, which it never leaves");
+        else $fatal(1, "ibr_gen_lfsr_lut: the LFSR holds zero, which it never leaves");
       if (draw_i) begin
         assert (l_i >= 1 && int'(l_i) <= MaxL)
-          else $error("ibr_gen_lfsr_lut: l=%0d outside 1..%0d", l_i, MaxL);
+          else $fatal(1, "ibr_gen_lfsr_lut: l=%0d outside 1..%0d", l_i, MaxL);
       end
     end
   end

@@ -82,6 +82,11 @@ package ibr_pkg;
   localparam logic [31:0] Crc16Mask = 32'h111a_1a5b;
   localparam logic        Crc16C    = 1'b1;
 
+  // The PktLen (4-byte words) of the longest legal packet (refmodel.MaxLegalPktLen:
+  // a 4096-byte payload behind LRH, GRH, BTH, RDETH, DETH, RETH and ImmDt, then the
+  // ICRC); the stage stomps a packet whose PktLen is beyond it (docs/spec.md section 5).
+  localparam int MaxLegalPktLen = 1048;
+
   // MaxIdealL is the largest l the ideal generator has bounds for: hop_bit,
   // cong_bit and the count share Resv6's 6 bits, so b <= 4 and l <= 16.
   localparam int MaxIdealL = 16;

@@ -40,11 +40,17 @@
 // PSN word gives the hash. When the telemetry word reaches the output, byte 4
 // is rewritten; if the decision is not ready (a rejected ideal draw still
 // retrying) the output stalls and in_ready_o falls once the pipeline is full.
-// A streaming VCRC runs over the egress words and replaces the incoming VCRC
-// at byte 4*PktLen; a second one checks the incoming VCRC, and a packet that
-// fails it leaves with its VCRC stomped (inverted). The ICRC and every other
-// byte pass untouched. Packets that are not IBA transport packets (LNH 0 or 1)
-// pass with only their VCRC recomputed.
+// A streaming VCRC runs over the egress words and replaces the packet's VCRC,
+// its last two bytes (the eop word's lanes 4-5 with in_empty_i = 2, lanes 0-1
+// with 6; the link delivers 4k+2-byte frames, docs/spec.md section 5); a
+// second one checks the incoming VCRC. A corrupt packet (docs/spec.md section
+// 5, step 0: a wrong incoming VCRC, a PktLen that disagrees with the frame's
+// length, or one beyond the longest legal packet, ibr_pkg::MaxLegalPktLen)
+// leaves with its VCRC stomped: the complement of the valid VCRC of the bytes
+// it leaves with, so it is never valid and a second stage stomps it alike. Its
+// telemetry word has left by then (cut-through) and is updated as any other's.
+// The ICRC and every other byte pass untouched. Packets that are not IBA
+// transport packets (LNH 0 or 1) pass with only their VCRC recomputed.
 //
 // Combinational input-to-output paths: none with ReadySkid (every output is a
 // register or a function of registers only); out_ready_i to in_ready_o with
@@ -55,7 +61,10 @@
 // (in_valid_i && in_ready_o). A packet's hash uses the port configuration
 // (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
 // the next packet's sop word. gen_load_i (seeding) must come between packets,
-// when no draw is pending.
+// when no draw is pending. cong_i on any other cycle is never read.
+//
+// Simulation checks (ifndef SYNTHESIS) end the run with $fatal, which every
+// simulator (Icarus included) turns into a non-zero exit status.
 `include "ibr_defs.svh"
 `default_nettype none
 
@@ -229,7 +238,7 @@ module ibr_switch_stage #(
   logic [10:0] pktlen_q, pktlen;
   logic [15:0] slid_q;
   logic        sop_cong_q;
-  logic        iba, is_tel_in, is_psn_in, is_vcrc_in;
+  logic        iba, is_tel_in, is_psn_in, is_vcrc_in, len_bad_in, lane4_in;
   logic [10:0] tel_widx;
 
   assign widx    = iw_sop ? 11'd0 : wcnt_q;
@@ -241,8 +250,16 @@ module ibr_switch_stage #(
   assign tel_widx   = lnh[0] ? 11'd6 : 11'd1;
   assign is_tel_in  = iba && widx == tel_widx;
   assign is_psn_in  = iba && widx == tel_widx + 11'd1;
-  // The VCRC sits at byte 4*PktLen: word PktLen/2, lane 0 or 4.
-  assign is_vcrc_in = widx == {1'b0, pktlen[10:1]};
+  // The VCRC is the frame's last two bytes: the eop word's lanes 4-5 when two
+  // bytes are unused, else lanes 0-1. PktLen must put it there: byte 4*PktLen
+  // is word PktLen/2, lane 4 for an odd PktLen (in_empty_i 2), lane 0 for an
+  // even one (6). The word index saturates at 2047, above any PktLen/2 (1023),
+  // so a frame longer than the counter never matches. A PktLen beyond the
+  // longest legal packet is corrupt whatever the frame.
+  assign is_vcrc_in = iw_eop;
+  assign lane4_in   = iw_empty == 3'd2;
+  assign len_bad_in = widx != {1'b0, pktlen[10:1]} || iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||
+                      pktlen > 11'(ibr_pkg::MaxLegalPktLen);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -399,6 +416,7 @@ module ibr_switch_stage #(
   // 4-5, else 0-1).
   logic [3*PipeDepth-1:0] empty_q;  // slot i in bits 3*i+2..3*i
   logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q;
+  logic                 len_bad_q;  // slot 0: its eop word ends a frame PktLen does not describe
   logic [PipeDepth-1:1] bad_q;  // the word's packet failed its incoming VCRC
   logic                 head_leave, head_ok;
   logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad;
@@ -437,7 +455,7 @@ module ibr_switch_stage #(
   assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
   assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
                                 : {s0_data[55:48], s0_data[63:56]};
-  assign vcrc_bad  = v_q[0] && vcrc_q[0] && ivcrc_got != ivcrc;
+  assign vcrc_bad  = v_q[0] && vcrc_q[0] && (ivcrc_got != ivcrc || len_bad_q);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       icrc_q <= 16'hffff;
@@ -454,6 +472,7 @@ module ibr_switch_stage #(
       tel_q   <= '0;
       vcrc_q  <= '0;
       lane4_q <= '0;
+      len_bad_q <= 1'b0;
       bad_q   <= '0;
       empty_q <= '0;
     end else begin
@@ -464,7 +483,8 @@ module ibr_switch_stage #(
         empty_q[2:0] <= iw_empty;
         tel_q[0]     <= is_tel_in;
         vcrc_q[0]    <= is_vcrc_in;
-        lane4_q[0]   <= pktlen[0];
+        lane4_q[0]   <= lane4_in;
+        len_bad_q    <= iw_eop && len_bad_in;
       end
       if (accept[1]) begin
         bad_q[1] <= vcrc_bad;
@@ -592,12 +612,17 @@ module ibr_switch_stage #(
   always @(posedge clk_i) begin
     if (tel_done) begin
       assert (byte4_new == alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q))
-        else $error("ibr_switch_stage: byte 4 %h, Alg. 8 reference %h", byte4_new,
+        else $fatal(1, "ibr_switch_stage: byte 4 %h, Alg. 8 reference %h", byte4_new,
                     alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q));
+    end
+    if (iw_fire && iw_eop) begin
+      assert (iw_empty == 3'd2 || iw_empty == 3'd6)
+        else $fatal(1, "ibr_switch_stage: eop with in_empty_i=%0d; frames are 4k+2 bytes (2 or 6)",
+                    iw_empty);
     end
     if (iw_fire && is_tel_in) begin
       assert (!tel_seen_q || tel_done)
-        else $error("ibr_switch_stage: a telemetry word entered while another's was pending");
+        else $fatal(1, "ibr_switch_stage: a telemetry word entered while another's was pending");
     end
   end
 `endif
@@ -614,9 +639,10 @@ module ibr_switch_stage #(
   //   IBR_PROP_E  the stream neither drops, duplicates nor reorders words; the egress
   //               handshake holds its word while stalled
   // The stream monitors restate the packet layout from docs/spec.md on the ports
-  // (BTH byte 4 at packet byte 12 or 52, the VCRC at byte 4*PktLen), independent
-  // of the datapath's own counters.
-  localparam int FMaxPktLen = 18;  // PktLen (4-byte words) of the packets the environment sends
+  // (BTH byte 4 at packet byte 12 or 52, the VCRC the frame's last two bytes),
+  // independent of the datapath's own counters.
+  // The longest frame the environment sends, in 4-byte words (as PktLen counts).
+  localparam int FMaxPktLen = 18;
 
   logic f_past;
   initial f_past = 1'b0;
@@ -628,23 +654,29 @@ module ibr_switch_stage #(
     else assume (rst_ni);
   end
 
-  // ---- Ingress: the handshake holds a word until it is taken, and packets
-  // are well formed as the LRH describes them: a first word with sop, PktLen/2+1
-  // words, the last with eop and its unused bytes in in_empty_i; LNH 2 and 3
-  // packets long enough to hold their BTH.
+  // ---- Ingress: the handshake holds a word until it is taken, and frames
+  // are whole 4k+2-byte frames: a first word with sop, f_sop_pl/2+1 words for
+  // a frame of 4*f_sop_pl+2 bytes (f_frame_pl, the solver's choice at sop),
+  // the last with eop and its unused bytes in in_empty_i; LNH 2 and 3 frames
+  // long enough to hold their BTH. The LRH's PktLen field is free: it may
+  // describe the frame or lie (longer, shorter: a corrupt packet). cong_i is
+  // free on every cycle.
+  (* anyseq *) logic [10:0] f_frame_pl;
   logic        f_in_fire, f_out_fire;
   logic [10:0] f_in_word, f_in_nw, f_sop_nw;
   logic [10:0] f_in_pl, f_sop_pl;
   logic [1:0]  f_in_lnh, f_sop_lnh;
+  logic        f_in_plok, f_cur_plok;  // the LRH's PktLen describes the frame
   assign f_in_fire = in_valid_i && in_ready_o;
   assign f_out_fire = out_valid_o && out_ready_i;
-  assign f_sop_pl  = in_data_i[26:16];
+  assign f_sop_pl  = f_frame_pl;
   assign f_sop_lnh = in_data_i[49:48];
   assign f_sop_nw  = {1'b0, f_sop_pl[10:1]} + 11'd1;
+  assign f_cur_plok = in_sop_i ? in_data_i[26:16] == f_sop_pl : f_in_plok;
   always @(posedge clk_i) begin
     if (f_past && $past(rst_ni) && $past(in_valid_i && !in_ready_o)) begin
       assume (in_valid_i && $stable(in_data_i) && $stable(in_sop_i) && $stable(in_eop_i) &&
-              $stable(in_empty_i) && $stable(cong_i));
+              $stable(in_empty_i) && $stable(f_frame_pl));
     end
   end
   always @(*) begin
@@ -667,12 +699,14 @@ module ibr_switch_stage #(
       f_in_nw   <= '0;
       f_in_pl   <= '0;
       f_in_lnh  <= '0;
+      f_in_plok <= 1'b0;
     end else if (f_in_fire) begin
       f_in_word <= in_eop_i ? 11'd0 : f_in_word + 11'd1;
       if (in_sop_i) begin
-        f_in_nw  <= f_sop_nw;
-        f_in_pl  <= f_sop_pl;
-        f_in_lnh <= f_sop_lnh;
+        f_in_nw   <= f_sop_nw;
+        f_in_pl   <= f_sop_pl;
+        f_in_lnh  <= f_sop_lnh;
+        f_in_plok <= f_cur_plok;
       end
     end
   end
@@ -684,7 +718,7 @@ module ibr_switch_stage #(
   assign f_cur_pl  = in_sop_i ? f_sop_pl : f_in_pl;
   assign f_cur_lnh = in_sop_i ? f_sop_lnh : f_in_lnh;
   assign f_is_tel  = f_cur_lnh[1] && f_in_word == (f_cur_lnh[0] ? 11'd6 : 11'd1);  // byte 52 or 12
-  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};                          // byte 4*PktLen
+  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};  // the frame's end
 
   // Words counted on both sides.
   logic [7:0] f_in_cnt, f_out_cnt;
@@ -704,12 +738,23 @@ module ibr_switch_stage #(
   logic [63:0] f_word;
   logic        f_sop, f_eop, f_tel, f_vcrc, f_lane4;
   logic [2:0]  f_empty;
+  // cong_i in the cycle the current packet's sop word was taken, and the k-th
+  // word's packet's.
+  logic        f_pkt_cong, f_cong;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_pkt_cong <= 1'b0;
+    end else if (f_in_fire && in_sop_i) begin
+      f_pkt_cong <= cong_i;
+    end
+  end
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       f_got <= 1'b0;
-      {f_word, f_sop, f_eop, f_tel, f_vcrc, f_lane4, f_empty} <= '0;
+      {f_word, f_sop, f_eop, f_tel, f_vcrc, f_lane4, f_empty, f_cong} <= '0;
     end else if (f_in_fire && f_in_cnt == f_k) begin
       f_got   <= 1'b1;
+      f_cong  <= in_sop_i ? cong_i : f_pkt_cong;
       f_word  <= in_data_i;
       f_sop   <= in_sop_i;
       f_eop   <= in_eop_i;
@@ -742,80 +787,78 @@ module ibr_switch_stage #(
   end
 
 `ifdef IBR_PROP_A
-  // (a) The k-th output word is the k-th input word but for the bits f_mask clears.
+  // (a) The k-th output word is the k-th input word but for the bits f_mask
+  // clears; and when it is a telemetry word whose hop the reservoir takes, its
+  // cong_bit is cong_i of the cycle its packet's sop word was taken (cong_i is
+  // free on every other cycle, so no other cycle's value can pass).
   always @(*) begin
     if (f_past && rst_ni && f_k_out) begin
       assert (f_got);
       assert (((out_data_o ^ f_word) & f_mask) == '0);
       assert (out_sop_o == f_sop && out_eop_o == f_eop && (!f_eop || out_empty_o == f_empty));
+      if (f_tel && replace) assert (out_data_o[24 + FieldW] == f_cong);
     end
   end
   always @(*) begin
     cover (f_past && rst_ni && f_k_out && f_tel && f_word[63:32] != 32'd0);
     cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4);
+    cover (f_past && rst_ni && f_k_out && f_tel && replace && f_cong != cong_i);
   end
 `endif
 
 `ifdef IBR_PROP_B
-  // (b) At the VCRC word, the outgoing VCRC is the CRC of the outgoing bytes
-  // before it when the packet's incoming VCRC was right, and is not otherwise.
-  // The reference register over the bytes of a word that lie before byte
-  // `stop` of the packet (4*PktLen, a multiple of four: all eight, the first
-  // four or none), in steps of four bytes by ibr_crc16_bytes, which its lemma
-  // (ibr_crc16_bytes_lemma, proved before this property) shows equal to the
-  // bit-serial CRC-16 of IBA Vol. 1 7.8.2.
-  function automatic logic [15:0] f_crc_pick(input logic [15:0] c, input logic [15:0] c4,
-                                             input logic [15:0] c8, input logic [10:0] w,
-                                             input logic [12:0] stop);
-    if ({w, 3'd0} + 14'd8 <= 14'(stop)) f_crc_pick = c8;
-    else if ({w, 3'd0} + 14'd4 <= 14'(stop)) f_crc_pick = c4;
-    else f_crc_pick = c;
-  endfunction
-  // Reference registers over the bytes on both sides: each side's word
-  // position and PktLen from its own LRH; whether a packet's incoming VCRC
-  // was right kept by packet number (at most a few packets are ever inside
-  // the stage).
+  // (b) At the VCRC word (the frame's last), the outgoing VCRC is the CRC of
+  // the outgoing bytes before it when the packet was sound (its incoming VCRC
+  // right and its PktLen describing the frame: spec section 5, step 0), and is
+  // not otherwise (stomped). The reference registers advance over a word's
+  // eight bytes, or at the eop word over the four (VCRC in lanes 4-5) or none
+  // (lanes 0-1) before the VCRC, in steps of four bytes by ibr_crc16_bytes,
+  // which its lemma (ibr_crc16_bytes_lemma, proved before this property) shows
+  // equal to the bit-serial CRC-16 of IBA Vol. 1 7.8.2. Each side finds the
+  // VCRC from its own eop and empty tags; whether a packet was sound is kept
+  // by packet number (at most a few packets are ever inside the stage).
   logic [15:0] f_in_crc, f_in_base, f_in_c4, f_in_c8, f_in_next;
   logic [15:0] f_out_crc, f_out_base, f_out_c4, f_out_c8, f_out_next;
-  logic [10:0] f_out_word, f_out_pl, f_out_pl_q;
   logic [1:0]  f_in_pkt, f_out_pkt;
-  logic [3:0]  f_pkt_ok;  // the packet's incoming VCRC was correct
+  logic [3:0]  f_pkt_ok;   // the packet was sound
+  logic [3:0]  f_pkt_len;  // its PktLen described the frame (for the covers)
   logic [15:0] f_in_vcrc, f_out_vcrc;
-  logic        f_out_is_vcrc;
+  logic        f_out_is_vcrc, f_out_lane4;
   assign f_in_base = in_sop_i ? 16'hffff : f_in_crc;
   ibr_crc16_bytes #(.NBytes(4)) f_u_in_hi (.crc_i(f_in_base), .data_i(in_data_i[63:32]), .crc_o(f_in_c4));
   ibr_crc16_bytes #(.NBytes(4)) f_u_in_lo (.crc_i(f_in_c4), .data_i(in_data_i[31:0]), .crc_o(f_in_c8));
-  assign f_in_next = f_crc_pick(f_in_base, f_in_c4, f_in_c8, f_in_word, {f_cur_pl, 2'b00});
+  assign f_in_next = !f_is_vcrc ? f_in_c8 : f_cur_pl[0] ? f_in_c4 : f_in_base;
   // A VCRC, least-significant byte first, at lane 0 or 4.
   assign f_in_vcrc = f_cur_pl[0] ? {in_data_i[23:16], in_data_i[31:24]} : {in_data_i[55:48], in_data_i[63:56]};
 
-  assign f_out_pl      = out_sop_o ? out_data_o[26:16] : f_out_pl_q;
-  assign f_out_is_vcrc = f_out_word == {1'b0, f_out_pl[10:1]};
+  assign f_out_is_vcrc = out_eop_o;
+  assign f_out_lane4   = out_empty_o == 3'd2;
   assign f_out_base    = out_sop_o ? 16'hffff : f_out_crc;
   ibr_crc16_bytes #(.NBytes(4)) f_u_out_hi (.crc_i(f_out_base), .data_i(out_data_o[63:32]), .crc_o(f_out_c4));
   ibr_crc16_bytes #(.NBytes(4)) f_u_out_lo (.crc_i(f_out_c4), .data_i(out_data_o[31:0]), .crc_o(f_out_c8));
-  assign f_out_next = f_crc_pick(f_out_base, f_out_c4, f_out_c8, f_out_word, {f_out_pl, 2'b00});
-  assign f_out_vcrc = f_out_pl[0] ? {out_data_o[23:16], out_data_o[31:24]} : {out_data_o[55:48], out_data_o[63:56]};
+  assign f_out_next = !f_out_is_vcrc ? f_out_c8 : f_out_lane4 ? f_out_c4 : f_out_base;
+  assign f_out_vcrc = f_out_lane4 ? {out_data_o[23:16], out_data_o[31:24]}
+                                  : {out_data_o[55:48], out_data_o[63:56]};
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      f_in_crc   <= 16'hffff;
-      f_out_crc  <= 16'hffff;
-      f_out_word <= '0;
-      f_out_pl_q <= '0;
-      f_in_pkt   <= '0;
-      f_out_pkt  <= '0;
-      f_pkt_ok   <= '0;
+      f_in_crc  <= 16'hffff;
+      f_out_crc <= 16'hffff;
+      f_in_pkt  <= '0;
+      f_out_pkt <= '0;
+      f_pkt_ok  <= '0;
+      f_pkt_len <= '0;
     end else begin
       if (f_in_fire) begin
         f_in_crc <= f_in_next;
-        if (f_is_vcrc) f_pkt_ok[f_in_pkt] <= f_in_vcrc == ~f_in_next;
+        if (f_is_vcrc) begin
+          f_pkt_ok[f_in_pkt]  <= f_in_vcrc == ~f_in_next && f_cur_plok;
+          f_pkt_len[f_in_pkt] <= f_cur_plok;
+        end
         if (in_eop_i) f_in_pkt <= f_in_pkt + 2'd1;
       end
       if (f_out_fire) begin
-        f_out_crc  <= f_out_next;
-        f_out_word <= out_eop_o ? 11'd0 : f_out_word + 11'd1;
-        f_out_pl_q <= f_out_pl;
+        f_out_crc <= f_out_next;
         if (out_eop_o) f_out_pkt <= f_out_pkt + 2'd1;
       end
     end
@@ -827,8 +870,10 @@ module ibr_switch_stage #(
     end
   end
   always @(*) begin
-    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] && f_out_pl[0]);
-    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt]);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] && f_out_lane4);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt] &&
+           f_pkt_len[f_out_pkt]);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_len[f_out_pkt]);
   end
 `endif
 

@@ -1,0 +1,103 @@
+package refmodel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	"ibreservoir/header"
+)
+
+// TestStageCutThrough: a sound frame goes through Stage unchanged in
+// behaviour; each corruption is named, the telemetry is updated exactly as
+// for the sound packet (same draw), every other byte but the VCRC passes,
+// and the VCRC is the complement of the valid one, so a second stage finds it
+// corrupt and stomps it again. Frames outside the contract are refused, untouched.
+func TestStageCutThrough(t *testing.T) {
+	m, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nic := m.NIC(0x0101)
+	sound, err := nic.Packet(PacketSpec{DLID: 0x0202, DestQP: 0x42, PSN: 7, Payload: make([]byte, 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sound) - header.VCRCLen
+	run := func(pkt []byte) ([]byte, StageResult, Corruption, error) {
+		p, err := m.Port(Link{Switch: 7, Port: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := append([]byte(nil), pkt...)
+		res, c, err := m.StageCutThrough(out, 7, 3, true, p.gen)
+		return out, res, c, err
+	}
+	want, wantRes, c, err := run(sound)
+	if err != nil || c != 0 {
+		t.Fatalf("sound frame: %v, %v", c, err)
+	}
+	ref := append([]byte(nil), sound...)
+	p, _ := m.Port(Link{Switch: 7, Port: 3})
+	if _, err := p.Stage(ref, Congested); err != nil || !bytes.Equal(ref, want) {
+		t.Fatalf("sound frame: StageCutThrough differs from Stage (%v)", err)
+	}
+	setPL := func(b []byte, pl int) {
+		v := binary.BigEndian.Uint16(b[header.LRHPosPktLen:])
+		binary.BigEndian.PutUint16(b[header.LRHPosPktLen:], v&^0x7FF|uint16(pl))
+		binary.LittleEndian.PutUint16(b[len(b)-2:], header.CRC16(b[:len(b)-2]))
+	}
+	cases := []struct {
+		name string
+		mod  func([]byte)
+		want Corruption
+	}{
+		{"vcrc", func(b []byte) { b[n] ^= 1 }, CorruptVCRC},
+		{"payload", func(b []byte) { b[n-10] ^= 0x80 }, CorruptVCRC},
+		{"longer", func(b []byte) { setPL(b, n/4+1) }, CorruptLength},
+		{"shorter", func(b []byte) { setPL(b, n/4-1) }, CorruptLength},
+		{"zero", func(b []byte) { setPL(b, 0) }, CorruptLength},
+		{"oversize", func(b []byte) { setPL(b, MaxLegalPktLen+1) }, CorruptLength | CorruptOversize},
+		{"oversize+vcrc", func(b []byte) { setPL(b, 2047); b[n+1] ^= 4 }, CorruptLength | CorruptOversize | CorruptVCRC},
+	}
+	for _, tc := range cases {
+		in := append([]byte(nil), sound...)
+		tc.mod(in)
+		out, res, c, err := run(in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c != tc.want {
+			t.Errorf("%s: corruption %v, want %v", tc.name, c, tc.want)
+		}
+		if res != wantRes {
+			t.Errorf("%s: result %+v, want the sound packet's %+v", tc.name, res, wantRes)
+		}
+		for i := range n {
+			w := in[i]
+			if i == 12 { // BTH byte 4 of a local packet: as the sound packet leaves
+				w = want[i]
+			}
+			if out[i] != w {
+				t.Errorf("%s: byte %d is %#02x, want %#02x", tc.name, i, out[i], w)
+			}
+		}
+		valid := header.CRC16(out[:n])
+		if got := binary.LittleEndian.Uint16(out[n:]); got != ^valid {
+			t.Errorf("%s: VCRC %#04x, want the stomped %#04x", tc.name, got, ^valid)
+		}
+		again, _, c2, err := run(out)
+		if err != nil || c2&CorruptVCRC == 0 || binary.LittleEndian.Uint16(again[n:]) != ^header.CRC16(again[:n]) {
+			t.Errorf("%s: a second stage gives %v, VCRC % x, %v; want it stomped again", tc.name, c2, again[n:], err)
+		}
+	}
+	for _, bad := range [][]byte{sound[:n], sound[:n+1], sound[:20], append(append([]byte(nil), sound...), make([]byte, 4*2048)...)} {
+		in := append([]byte(nil), bad...)
+		if _, _, _, err := run(in); err == nil {
+			t.Errorf("a %d-byte frame was taken", len(bad))
+		}
+		if !bytes.Equal(in, bad) {
+			t.Errorf("a refused %d-byte frame was changed", len(bad))
+		}
+	}
+}
