@@ -265,6 +265,8 @@ type decodeWindow struct {
 	X              float64 // its statistic, chi2(K) for an ideal hash
 	E2Link         uint64  // the zero-traffic link with the largest mean E[z^2]
 	E2, E2FP       float64 // its E[z^2] and false-positive rate
+	FPLink         uint64  // the zero-traffic link with the largest false-positive rate
+	FP, FPE2       float64 // its false-positive rate and E[z^2]
 	MeanE2, MeanFP float64 // over the zero-traffic links
 	Bias           float64 // the traffic links' relative bias: sum of E[W_d] - N_d over sum of N_d
 	MeanZ          float64 // mean (E[W_d] - N_d)/(w sqrt Q) over every link
@@ -283,13 +285,13 @@ const (
 	// which a window size's worst link gets the link pairs to blame.
 	blameBelow        = 1e-3
 	decodeBlame       = 3
-	decodeWindowWords = 12 + 3*decodeBlame
+	decodeWindowWords = 15 + 3*decodeBlame
 	noLink            = math.MaxUint64
 )
 
 func (d decodeWindow) words() []uint64 {
 	f := math.Float64bits
-	out := []uint64{d.K, d.Links, d.Zero, d.Worst, f(d.X), d.E2Link, f(d.E2), f(d.E2FP), f(d.MeanE2), f(d.MeanFP), f(d.Bias), f(d.MeanZ)}
+	out := []uint64{d.K, d.Links, d.Zero, d.Worst, f(d.X), d.E2Link, f(d.E2), f(d.E2FP), f(d.MeanE2), f(d.MeanFP), f(d.Bias), f(d.MeanZ), d.FPLink, f(d.FP), f(d.FPE2)}
 	for _, p := range d.Blame {
 		out = append(out, p.Link, f(p.Share), f(p.Imbalance))
 	}
@@ -299,9 +301,9 @@ func (d decodeWindow) words() []uint64 {
 func decodeWindowOf(c []uint64) decodeWindow {
 	f := math.Float64frombits
 	d := decodeWindow{K: c[0], Links: c[1], Zero: c[2], Worst: c[3], X: f(c[4]), E2Link: c[5], E2: f(c[6]), E2FP: f(c[7]),
-		MeanE2: f(c[8]), MeanFP: f(c[9]), Bias: f(c[10]), MeanZ: f(c[11])}
+		MeanE2: f(c[8]), MeanFP: f(c[9]), Bias: f(c[10]), MeanZ: f(c[11]), FPLink: c[12], FP: f(c[13]), FPE2: f(c[14])}
 	for i := range d.Blame {
-		o := 12 + 3*i
+		o := 15 + 3*i
 		d.Blame[i] = decodePair{Link: c[o], Share: f(c[o+1]), Imbalance: f(c[o+2])}
 	}
 	return d
@@ -316,14 +318,14 @@ func checkDecodeWindow(d decodeWindow, k uint64, links int) error {
 		return fmt.Errorf("%d windows, the plan has %d", d.K, k)
 	case d.Links > n || d.Zero > n:
 		return fmt.Errorf("%d links tested and %d without traffic, of %d", d.Links, d.Zero, n)
-	case d.Worst >= n && d.Worst != noLink, d.E2Link >= n && d.E2Link != noLink:
+	case d.Worst >= n && d.Worst != noLink, d.E2Link >= n && d.E2Link != noLink, d.FPLink >= n && d.FPLink != noLink:
 		return fmt.Errorf("a link index beyond the %d candidate links", n)
 	case math.IsNaN(d.X) || d.X < 0:
 		return fmt.Errorf("statistic %v", d.X)
 	case math.IsNaN(d.Bias) || math.IsInf(d.Bias, 0) || math.IsNaN(d.MeanZ) || math.IsInf(d.MeanZ, 0):
 		return fmt.Errorf("bias %v, mean z %v", d.Bias, d.MeanZ)
 	}
-	for _, v := range []float64{d.E2, d.E2FP, d.MeanE2, d.MeanFP} {
+	for _, v := range []float64{d.E2, d.E2FP, d.MeanE2, d.MeanFP, d.FP, d.FPE2} {
 		if math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
 			return fmt.Errorf("a mean square or rate of %v", v)
 		}
@@ -520,7 +522,7 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 			}
 		}
 	}
-	d := decodeWindow{K: uint64(K), Worst: noLink, E2Link: noLink, MeanZ: zsum / float64(K*nl)}
+	d := decodeWindow{K: uint64(K), Worst: noLink, E2Link: noLink, FPLink: noLink, MeanZ: zsum / float64(K*nl)}
 	if truth > 0 {
 		d.Bias = devT / truth
 	}
@@ -542,6 +544,9 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 			d.MeanFP += fp[j]
 			if d.E2Link == noLink || e2[j] > d.E2 {
 				d.E2Link, d.E2, d.E2FP = uint64(j), e2[j], fp[j]
+			}
+			if d.FPLink == noLink || fp[j] > d.FP {
+				d.FPLink, d.FP, d.FPE2 = uint64(j), fp[j], e2[j]
 			}
 		}
 	}
@@ -660,8 +665,8 @@ func decodeHashResult(d decodeWindow, h hash.Func, opt hash.IDOption, enc hash.L
 	fmt.Fprintf(&b, "windows of 2^%d packets (%d of them, %s): worst of %d links: %s, chi2 %.1f over %d windows",
 		k, d.K, w.name, d.Links, name(d.Worst), d.X, d.K)
 	if d.Zero > 0 {
-		fmt.Fprintf(&b, "; zero-traffic links: E[z^2] up to %.3g (%s), false positives at p=%g up to %.3g%% (nominal %.3g%%), mean %.3g%%, mean E[z^2] %.3g",
-			d.E2, name(d.E2Link), p, 100*d.E2FP, 100*(1-p), 100*d.MeanFP, d.MeanE2)
+		fmt.Fprintf(&b, "; zero-traffic links: false positives at p=%g up to %.3g%% (%s; nominal %.3g%%), mean %.3g%%; E[z^2] up to %.3g (%s, false positives %.3g%%), mean %.3g",
+			p, 100*d.FP, name(d.FPLink), 100*(1-p), 100*d.MeanFP, d.E2, name(d.E2Link), 100*d.E2FP, d.MeanE2)
 	}
 	fmt.Fprintf(&b, "; traffic links: total bias %+.3g%%; mean z over all links %+.3g", 100*d.Bias, d.MeanZ)
 	var pairs []string
