@@ -164,10 +164,10 @@ type DecodePower struct {
 }
 
 func (p DecodePower) String() string {
-	s := fmt.Sprintf("%s: %d windows, a zero-traffic link at %.3g%% found with %.0f%% probability (target %.3g%%: twice the ideal hash's worst link)",
-		windowName(p.Window), p.Windows, 100*p.Detectable, 100*decodePowerGoal, 100*p.Target)
+	s := fmt.Sprintf("%s: %s, a zero-traffic link at %.3g%% found with %.0f%% probability (target %.3g%%: twice the ideal hash's worst link)",
+		windowName(p.Window), plural(p.Windows, "window"), 100*p.Detectable, 100*decodePowerGoal, 100*p.Target)
 	if p.WindowsMin != p.Windows {
-		s += fmt.Sprintf("; on the workloads run as one stream, %d windows, %.3g%%", p.WindowsMin, 100*p.WorstCase)
+		s += fmt.Sprintf("; on the workloads run as one stream, %s, %.3g%%", plural(p.WindowsMin, "window"), 100*p.WorstCase)
 	}
 	return s
 }
@@ -253,4 +253,11 @@ func (b *Battery) powerTable(loads []*workload) []DecodePower {
 		out = append(out, p)
 	}
 	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

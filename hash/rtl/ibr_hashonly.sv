@@ -41,6 +41,26 @@ module ibr_hashonly_mxm (
   assign p = x * 32'h9E37_79B1;
 endmodule
 
+// mxm2: mxm in two pipeline stages, a register after the xorshift (one
+// multiplier per stage, as a stage at mult0's clock needs).
+module ibr_hashonly_mxm2 (
+  input  wire logic        clk_i,
+  input  wire logic [31:0] id_i,
+  input  wire logic [31:0] k_i,
+  output      logic        bit_o
+);
+  logic [31:0] id_q, k_q, x_q;
+  logic [31:0] h, p;
+  always_ff @(posedge clk_i) begin
+    id_q  <= id_i;
+    k_q   <= k_i;
+    x_q   <= h ^ {16'd0, h[31:16]};
+    bit_o <= p[31];
+  end
+  assign h = id_q * k_q;
+  assign p = x_q * 32'h9E37_79B1;
+endmodule
+
 // siphash: bit0 of SipHash-2-4 under the key 00 01 .. 0f over LE(id) || LE(d).
 module ibr_hashonly_siphash (
   input  wire logic        clk_i,
