@@ -183,6 +183,7 @@ type Battery struct {
 	// plan expects, for Holm's worst level, and each window size's power.
 	decodeTests int
 	decodePower []DecodePower
+	runsCache   map[runsKey]int
 }
 
 // An Option adds a hash or a generator under test to the built-in ones.

@@ -11,7 +11,7 @@ import (
 // computation newDecodeMoments runs through the model's kernels (Tally and
 // WeightedBits), written out for a hash that has no Form and no kernel
 // (TestCandidateMomentsMatchModel holds the two equal on Hmult0).
-func candidateMoments(bit func(id, d uint32) uint32, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, run uint64) (*decodeMoments, error) {
+func candidateMoments(c candidate, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, run uint64) (*decodeMoments, error) {
 	ds, err := w.set.Encode(enc)
 	if err != nil {
 		return nil, err
@@ -23,6 +23,10 @@ func candidateMoments(bit func(id, d uint32) uint32, opt hash.IDOption, enc hash
 	ss := make([]int64, runs*nb)
 	ids := make([]uint32, base)
 	sign := make([]int64, nl)
+	ks := make([]uint32, nl)
+	for j, d := range ds {
+		ks[j] = c.pre(d)
+	}
 	for r := range runs {
 		sm := newSampler(run, tagFlows)
 		if r > 0 {
@@ -34,10 +38,9 @@ func candidateMoments(bit func(id, d uint32) uint32, opt hash.IDOption, enc hash
 			fs.ids(opt, b*base, ids)
 			row := mu[bw*nl : (bw+1)*nl]
 			for _, id := range ids {
+				c.signs(id, ks, sign)
 				var s int64
-				for j, d := range ds {
-					sg := 1 - 2*int64(bit(id, d)&1)
-					sign[j] = sg
+				for j, sg := range sign {
 					s += w.units[j] * sg
 				}
 				ss[bw] += s * s
@@ -49,3 +52,31 @@ func candidateMoments(bit func(id, d uint32) uint32, opt hash.IDOption, enc hash
 	}
 	return &decodeMoments{w: w, ds: ds, mu: mu, ss: ss, nb: nb, base: baseBits}, nil
 }
+
+// A candidate is a hash under search, per packet: pre maps a link to the
+// per-port constant the switch would hold, signs sets sign[j] =
+// (-1)^H(id, d_j) from those constants (one call per packet, so that a
+// candidate's loop over the links is compiled whole).
+type candidate struct {
+	name  string
+	pre   func(d uint32) uint32
+	signs func(id uint32, ks []uint32, sign []int64)
+}
+
+// funcCandidate is a built-in hash as a candidate (the constant is d).
+func funcCandidate(h hash.Func) candidate {
+	return candidate{name: h.String(), pre: func(d uint32) uint32 { return d }, signs: func(id uint32, ks []uint32, sign []int64) {
+		for j, d := range ks {
+			sign[j] = 1 - 2*int64(h.Bit(id, d))
+		}
+	}}
+}
+
+// mxmCandidate is hash.MXM with K = 1846571429*d held per port.
+var mxmCandidate = candidate{name: "mxm", pre: func(d uint32) uint32 { return hash.Mult0Const * d }, signs: func(id uint32, ks []uint32, sign []int64) {
+	for j, k := range ks {
+		h := k * id
+		h ^= h >> 16
+		sign[j] = 1 - 2*int64(h*hash.MXMConst>>31)
+	}
+}}

@@ -107,7 +107,7 @@ func (pm powerModel) windowsNeeded(f float64, limit int) int {
 // probability decodePowerGoal.
 func (pm powerModel) detectable(K int) float64 {
 	lo, hi := 1-distuv.UnitNormal.CDF(pm.zThr/math.Sqrt(1-pm.rho)), 1.0
-	for range 60 {
+	for range 24 { // to 2^-24 of the range, far below the rates quoted
 		mid := (lo + hi) / 2
 		if pm.power(K, mid) >= decodePowerGoal {
 			hi = mid
@@ -116,6 +116,11 @@ func (pm powerModel) detectable(K int) float64 {
 		}
 	}
 	return hi
+}
+
+type detectKey struct {
+	pm powerModel
+	K  int
 }
 
 // noncentralChi2Survival is P(X > x) for X ~ chi2(k, lambda): the Poisson
@@ -207,6 +212,24 @@ func (b *Battery) decodeRuns(w *workload, ks []int, runBits int) int {
 	if !w.long {
 		return 1
 	}
+	key := runsKey{w, runBits}
+	if r, ok := b.runsCache[key]; ok {
+		return r
+	}
+	if b.runsCache == nil {
+		b.runsCache = map[runsKey]int{}
+	}
+	r := b.decodeRunsOf(w, ks, runBits)
+	b.runsCache[key] = r
+	return r
+}
+
+type runsKey struct {
+	w       *workload
+	runBits int
+}
+
+func (b *Battery) decodeRunsOf(w *workload, ks []int, runBits int) int {
 	limit := b.cfg.Size.DecodeRuns
 	pm := newPowerModel(w, b.cfg.Decode.P, b.cfg.Alpha, b.decodeTests)
 	runs := 1
@@ -233,10 +256,16 @@ func (b *Battery) powerTable(loads []*workload) []DecodePower {
 	for _, k := range ks {
 		per := 1 << (runBits - k)
 		p := DecodePower{Window: k, Target: 2 * idealWorstFP(k)}
+		seen := map[detectKey]float64{}
 		for _, w := range loads {
 			pm := newPowerModel(w, b.cfg.Decode.P, b.cfg.Alpha, b.decodeTests)
 			K := b.decodeRuns(w, ks, runBits) * per
-			f := pm.detectable(K)
+			key := detectKey{pm, K}
+			f, ok := seen[key]
+			if !ok {
+				f = pm.detectable(K)
+				seen[key] = f
+			}
 			switch {
 			case w.long && f > p.Detectable:
 				p.Windows, p.Detectable = K, f
