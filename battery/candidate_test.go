@@ -58,7 +58,8 @@ var candidates = []candidate{mxmCandidate, funcCandidate(hash.New(hash.Mult0))}
 // streams, the other workloads one stream to 2^IBR_SEARCH_OTHER_BITS (default
 // 20). Each window size's verdict is FAIL when its p-value (Sidak over
 // the links) is below alpha over the default battery's decode tests (Holm's
-// strictest step). IBR_SEARCH=mxm,mult0 runs it (minutes per candidate).
+// strictest step). IBR_SEARCH=mxm,mult0 runs it (minutes per candidate);
+// IBR_SEARCH_IDS=psn-slid,... keeps those id options.
 func TestCandidateSearch(t *testing.T) {
 	names := os.Getenv("IBR_SEARCH")
 	if names == "" {
@@ -101,6 +102,9 @@ func TestCandidateSearch(t *testing.T) {
 			continue
 		}
 		for _, opt := range hash.IDOptions() {
+			if only := os.Getenv("IBR_SEARCH_IDS"); only != "" && !slices.Contains(strings.Split(only, ","), opt.String()) {
+				continue
+			}
 			for _, enc := range []hash.LinkEncoding{hash.LinkThesis, hash.LinkPacked} {
 				fails := make([]int, len(ks))
 				worst := make([]decodeWindow, len(ks))
