@@ -157,3 +157,87 @@ func TestAlignedPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreementTopBrute holds the floor-sum count to a direct count over
+// Z/2^m for every odd r and small m: the identity behind agreementExact.
+func TestAgreementTopBrute(t *testing.T) {
+	for m := uint(2); m <= 11; m++ {
+		M := uint64(1) << m
+		for r := uint64(1); r < M; r += 2 {
+			var want uint64
+			for x := M / 2; x < M; x++ {
+				want += (r * x % M) >> (m - 1)
+			}
+			if got := agreementTop(r, m); got != want {
+				t.Fatalf("m=%d r=%d: floor sums give %d, direct count %d", m, r, got, want)
+			}
+		}
+	}
+}
+
+// agreementLawPairs are the pairs the law is held to: the two whose
+// relations k*k' = 65535 and 65537 cancel (the shortest relation alone is off
+// by 2^15), the same at valuation 1, pairs whose valuations differ, the
+// thesis's counterexample, a ratio small only modulo 2^32, and the earlier
+// list.
+var agreementLawPairs = [][2]uint32{
+	{1, 65537}, {3, 196611}, {1, 65535}, {2, 131074}, {5, 327685}, {1, 641},
+	{1, 2}, {3, 12}, {0x80000000, 1}, {44974351, 44974352},
+	{2, 6}, {1, 3}, {3, 5}, {1, 0xFFFFFFFD}, {12, 20}, {44974351, 44974353}, {0x9E3779B9, 0x7F4A7C15},
+}
+
+// TestAgreementLaw sweeps all 2^32 links for each pair (Hmult0, through
+// hash.CountAgree) and requires the exact count of agreementExact, and the
+// corrected approximation of agreementSeries within the discreteness of its
+// relations; it shows that the shortest relation alone misses ids 1 and
+// 65537 by 2^15.
+func TestAgreementLaw(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps all 2^32 values per pair")
+	}
+	h := hash.New(hash.Mult0)
+	for _, pr := range agreementLawPairs {
+		f, _ := h.FormD(pr[0])
+		g, _ := h.FormD(pr[1])
+		got := hash.CountAgree(f, g, 0, 1<<32)
+		if want := agreementExact(pr[0], pr[1]); got != want {
+			t.Errorf("ids %d, %d: %d agree, the exact law says %d", pr[0], pr[1], got, want)
+		}
+		series, n, tol := agreementSeries(pr[0], pr[1], 1<<17)
+		short, _, kk, kk2, _ := agreementPrediction(pr[0], pr[1], 1<<17)
+		if math.Abs(float64(got)-series) > tol {
+			t.Errorf("ids %d, %d: %d agree, the series over %d relations gives %.1f (off by %.1f > %.0f)", pr[0], pr[1], got, n, series, float64(got)-series, tol)
+		}
+		t.Logf("ids %d, %d: %d agree; series %.1f over %d relations; shortest relation %d, %d alone: %.1f", pr[0], pr[1], got, series, n, kk, kk2, short)
+	}
+	short, _, _, _, _ := agreementPrediction(1, 65537, 1<<17)
+	if got := agreementExact(1, 65537); got != 1<<31 || math.Abs(short-float64(got)) < 1<<14 {
+		t.Errorf("ids 1 and 65537: exact %d (want 2^31), shortest relation %.1f (want about 2^15 off)", got, short)
+	}
+}
+
+// TestAgreementExactRandom checks the exact law against a direct count over
+// a sample of y (the count over all 2^32 is TestAgreementLaw's), for random
+// pairs: a pair whose law were wrong by a fraction of 1e-3 would show.
+func TestAgreementExactRandom(t *testing.T) {
+	h := hash.New(hash.Mult0)
+	sm := newSampler(7, 0xA62EE)
+	for range 64 {
+		a, b := sm.u32()|1, sm.u32()
+		if sm.u32()&1 == 0 {
+			b |= 1 // equal valuations half the time
+		}
+		want := float64(agreementExact(a, b)) / (1 << 32)
+		n := 1 << 18
+		var agree int
+		for range n {
+			y := sm.u32()
+			if h.Bit(a, y) == h.Bit(b, y) {
+				agree++
+			}
+		}
+		if got := float64(agree) / float64(n); math.Abs(got-want) > 6/math.Sqrt(float64(n)) {
+			t.Errorf("ids %d, %d: %.5f agree in a sample, the law says %.5f", a, b, got, want)
+		}
+	}
+}

@@ -179,6 +179,11 @@ type Battery struct {
 	hashes map[string]Hash
 	gens   map[string]GeneratorSpec
 	tests  []*testSpec
+	// The decode family's power (power.go): the number of decode tests its
+	// plan expects, for Holm's worst level, and each window size's power.
+	decodeTests int
+	decodePower []DecodePower
+	runsCache   map[runsKey]int
 }
 
 // An Option adds a hash or a generator under test to the built-in ones.

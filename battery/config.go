@@ -98,6 +98,12 @@ type Size struct {
 	DecodeMaxBits  int `json:"decode_max_bits"`
 	DecodeSlowBits int `json:"decode_slow_bits"`
 	DecodePackets  int `json:"decode_packets"`
+	// DecodeRuns bounds the independent streams (fresh starting PSNs and
+	// queue pairs) of a hash test on the first workload (the first
+	// topology under the first numbering with one flow): as many as its longest windows need to find a
+	// zero-traffic link at twice the ideal hash's worst-link rate with 90%
+	// probability (power.go); the other workloads run one stream.
+	DecodeRuns int `json:"decode_runs"`
 }
 
 // DefaultSize is the default battery's data.
@@ -108,7 +114,7 @@ func DefaultSize() Size {
 		SweepBits: 32, WorstRange: 32, WorstBits: 20,
 		Draws: 1 << 20, EnumLimit: 1 << 24, HopPackets: 1 << 18, Packets: 1 << 15, ExtraHops: 2,
 		ChunkValues:   1 << 30,
-		DecodeMinBits: 12, DecodeStepBits: 2, DecodeMaxBits: 22, DecodeSlowBits: 18, DecodePackets: 1 << 16,
+		DecodeMinBits: 12, DecodeStepBits: 2, DecodeMaxBits: 22, DecodeSlowBits: 18, DecodePackets: 1 << 16, DecodeRuns: 4,
 	}
 }
 
@@ -120,7 +126,7 @@ func QuickSize() Size {
 		SweepBits: 22, WorstRange: 8, WorstBits: 14,
 		Draws: 1 << 15, EnumLimit: 1 << 16, HopPackets: 1 << 13, Packets: 1 << 11, ExtraHops: 1,
 		ChunkValues:   1 << 20,
-		DecodeMinBits: 10, DecodeStepBits: 2, DecodeMaxBits: 14, DecodeSlowBits: 12, DecodePackets: 1 << 12,
+		DecodeMinBits: 10, DecodeStepBits: 2, DecodeMaxBits: 14, DecodeSlowBits: 12, DecodePackets: 1 << 12, DecodeRuns: 2,
 	}
 }
 
@@ -234,6 +240,8 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("size.decode_min_bits = %d, decode_max_bits = %d: want 8 <= min <= max <= 24", s.DecodeMinBits, s.DecodeMaxBits))
 		case s.DecodeStepBits < 1:
 			errs = append(errs, fmt.Errorf("size.decode_step_bits = %d: want at least 1", s.DecodeStepBits))
+		case s.DecodeRuns < 1 || s.DecodeRuns > 64:
+			errs = append(errs, fmt.Errorf("size.decode_runs = %d: want 1..64", s.DecodeRuns))
 		case s.DecodeSlowBits < s.DecodeMinBits || s.DecodeSlowBits > s.DecodeMaxBits:
 			errs = append(errs, fmt.Errorf("size.decode_slow_bits = %d: want %d..%d", s.DecodeSlowBits, s.DecodeMinBits, s.DecodeMaxBits))
 		case s.DecodePackets < 64:

@@ -168,6 +168,15 @@ func (b *Battery) planDecode() error {
 			}
 		}
 	}
+	// The long windows' power: the first workload (the first topology's,
+	// section 5.3's set by default, under the first numbering with one flow)
+	// runs as many independent streams (fresh starting PSNs and queue pairs)
+	// as its largest windows need (power.go), up to Size.DecodeRuns; the
+	// others run one, to keep the battery's time.
+	if len(loads) > 0 {
+		loads[0].long = true
+	}
+	b.decodeTests = b.estimateDecodeTests(len(loads))
 	for _, name := range b.cfg.Hashes {
 		k, err := hash.ParseKind(name)
 		if err != nil {
@@ -183,6 +192,7 @@ func (b *Battery) planDecode() error {
 			}
 		}
 	}
+	b.decodePower = b.powerTable(loads)
 	if len(b.cfg.Generators) > 0 {
 		tp := decodeTopologies[0]
 		w, err := buildWorkload(tp, "topo", 1, b.cfg.Seed)
@@ -265,6 +275,8 @@ type decodeWindow struct {
 	X              float64 // its statistic, chi2(K) for an ideal hash
 	E2Link         uint64  // the zero-traffic link with the largest mean E[z^2]
 	E2, E2FP       float64 // its E[z^2] and false-positive rate
+	FPLink         uint64  // the zero-traffic link with the largest false-positive rate
+	FP, FPE2       float64 // its false-positive rate and E[z^2]
 	MeanE2, MeanFP float64 // over the zero-traffic links
 	Bias           float64 // the traffic links' relative bias: sum of E[W_d] - N_d over sum of N_d
 	MeanZ          float64 // mean (E[W_d] - N_d)/(w sqrt Q) over every link
@@ -283,13 +295,13 @@ const (
 	// which a window size's worst link gets the link pairs to blame.
 	blameBelow        = 1e-3
 	decodeBlame       = 3
-	decodeWindowWords = 12 + 3*decodeBlame
+	decodeWindowWords = 15 + 3*decodeBlame
 	noLink            = math.MaxUint64
 )
 
 func (d decodeWindow) words() []uint64 {
 	f := math.Float64bits
-	out := []uint64{d.K, d.Links, d.Zero, d.Worst, f(d.X), d.E2Link, f(d.E2), f(d.E2FP), f(d.MeanE2), f(d.MeanFP), f(d.Bias), f(d.MeanZ)}
+	out := []uint64{d.K, d.Links, d.Zero, d.Worst, f(d.X), d.E2Link, f(d.E2), f(d.E2FP), f(d.MeanE2), f(d.MeanFP), f(d.Bias), f(d.MeanZ), d.FPLink, f(d.FP), f(d.FPE2)}
 	for _, p := range d.Blame {
 		out = append(out, p.Link, f(p.Share), f(p.Imbalance))
 	}
@@ -299,9 +311,9 @@ func (d decodeWindow) words() []uint64 {
 func decodeWindowOf(c []uint64) decodeWindow {
 	f := math.Float64frombits
 	d := decodeWindow{K: c[0], Links: c[1], Zero: c[2], Worst: c[3], X: f(c[4]), E2Link: c[5], E2: f(c[6]), E2FP: f(c[7]),
-		MeanE2: f(c[8]), MeanFP: f(c[9]), Bias: f(c[10]), MeanZ: f(c[11])}
+		MeanE2: f(c[8]), MeanFP: f(c[9]), Bias: f(c[10]), MeanZ: f(c[11]), FPLink: c[12], FP: f(c[13]), FPE2: f(c[14])}
 	for i := range d.Blame {
-		o := 12 + 3*i
+		o := 15 + 3*i
 		d.Blame[i] = decodePair{Link: c[o], Share: f(c[o+1]), Imbalance: f(c[o+2])}
 	}
 	return d
@@ -316,14 +328,14 @@ func checkDecodeWindow(d decodeWindow, k uint64, links int) error {
 		return fmt.Errorf("%d windows, the plan has %d", d.K, k)
 	case d.Links > n || d.Zero > n:
 		return fmt.Errorf("%d links tested and %d without traffic, of %d", d.Links, d.Zero, n)
-	case d.Worst >= n && d.Worst != noLink, d.E2Link >= n && d.E2Link != noLink:
+	case d.Worst >= n && d.Worst != noLink, d.E2Link >= n && d.E2Link != noLink, d.FPLink >= n && d.FPLink != noLink:
 		return fmt.Errorf("a link index beyond the %d candidate links", n)
 	case math.IsNaN(d.X) || d.X < 0:
 		return fmt.Errorf("statistic %v", d.X)
 	case math.IsNaN(d.Bias) || math.IsInf(d.Bias, 0) || math.IsNaN(d.MeanZ) || math.IsInf(d.MeanZ, 0):
 		return fmt.Errorf("bias %v, mean z %v", d.Bias, d.MeanZ)
 	}
-	for _, v := range []float64{d.E2, d.E2FP, d.MeanE2, d.MeanFP} {
+	for _, v := range []float64{d.E2, d.E2FP, d.MeanE2, d.MeanFP, d.FP, d.FPE2} {
 		if math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
 			return fmt.Errorf("a mean square or rate of %v", v)
 		}
@@ -351,16 +363,17 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 	}
 	runBits := ks[len(ks)-1]
 	nl := len(w.set.Links)
+	runs := b.decodeRuns(w, ks, runBits)
 	subj := Subject{Hash: h.String(), ID: opt.String(), Link: enc.String()}
 	t := &testSpec{name: "hash", group: "decode", subject: subj, scenario: w.name, chunks: 1, counts: len(ks) * decodeWindowWords,
-		weight: max(1, (1<<runBits)*nl>>20)}
+		weight: max(1, runs*(1<<runBits)*nl>>20)}
 	if !hasForm(h) {
 		t.weight *= 8 // SipHash in full for every (packet, link)
 	}
 	t.limit = func(int) uint64 { return 0 }
 	t.vet = func(_ int, a Acc) error {
 		for i, k := range ks {
-			if err := checkDecodeWindow(decodeWindowOf(a.Counts[i*decodeWindowWords:]), 1<<(runBits-k), nl); err != nil {
+			if err := checkDecodeWindow(decodeWindowOf(a.Counts[i*decodeWindowWords:]), uint64(runs)<<(runBits-k), nl); err != nil {
 				return fmt.Errorf("windows of 2^%d: %w", k, err)
 			}
 		}
@@ -368,7 +381,7 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 	}
 	t.run = func(c int, a *Acc) {
 		run := seed.Derive(b.cfg.Seed, tagBattery, keyTag(t.key()), uint64(c))
-		ws, err := decodeHashRun(h, opt, enc, w, ks, runBits, p, newSampler(run, tagFlows))
+		ws, err := decodeHashRun(h, opt, enc, w, ks, runBits, runs, p, run)
 		if err != nil {
 			panic(fmt.Sprintf("battery: decode %s: %v", t.key(), err))
 		}
@@ -389,14 +402,31 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 	b.add(t)
 }
 
-// decodeHashRun runs one workload's stream of 2^runBits packets and
-// summarizes it for every window size 2^k, k in ks.
-func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, ks []int, runBits int, p float64, sm sampler) ([]decodeWindow, error) {
-	m, err := decodeModel(h, opt, enc, w, 3, 1)
+// decodeHashRun runs runs independent streams of 2^runBits packets of one
+// workload (stream 0 from the test's flow seed, stream r > 0 with starting
+// PSNs and queue pairs of its own) and summarizes them for every window size
+// 2^k, k in ks: 2^(runBits-k) windows per stream.
+func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, ks []int, runBits, runs int, p float64, run uint64) ([]decodeWindow, error) {
+	mv, err := newDecodeMoments(h, opt, enc, w, ks[0], runBits, runs, p, run)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := m.NewTally(w.set)
+	return mv.summarize(ks, p)
+}
+
+// decodeMoments holds a hash test's exact moments per base window.
+type decodeMoments struct {
+	w      *workload
+	m      *refmodel.Model
+	fs     flowSet // stream 0's flows, for the blame
+	ds     []uint32
+	mu, ss []int64
+	nb     int // base windows per stream
+	base   int // log2 of the base window
+}
+
+func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, p float64, run uint64) (*decodeMoments, error) {
+	m, err := decodeModel(h, opt, enc, w, 3, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -405,29 +435,54 @@ func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *wor
 		return nil, err
 	}
 	tds, tw := trafficLinks(ds, w.units)
-	fs := newFlowSet(w.src, sm)
 	nl := len(ds)
-	base := 1 << ks[0]
-	nb := 1 << (runBits - ks[0])
+	base := 1 << baseBits
+	nb := 1 << (runBits - baseBits)
 	// mu[b*nl+j]: base window b's sum of (-1)^H(id, d_j) * D*S_i; ss[b] its
 	// sum of (D*S_i)^2. Both add over packets, so every larger window is a
-	// sum of base windows.
-	mu := make([]int64, nb*nl)
-	ss := make([]int64, nb)
+	// sum of base windows (never across two streams: a stream is a whole
+	// number of the largest windows).
+	mu := make([]int64, runs*nb*nl)
+	ss := make([]int64, runs*nb)
 	ids := make([]uint32, base)
 	sigma := make([]int64, base)
 	prev := make([]int64, nl)
 	cur := make([]int64, nl)
-	for bw := range nb {
-		if ss[bw], err = w.expected(m, fs, tw, tds, tl, bw*base, ids, sigma); err != nil {
+	var fs0 flowSet
+	for r := range runs {
+		sm := newSampler(run, tagFlows)
+		if r > 0 {
+			sm = newSampler(run, tagFlows, uint64(r))
+		}
+		fs := newFlowSet(w.src, sm)
+		if r == 0 {
+			fs0 = fs
+		}
+		tl, err := m.NewTally(w.set)
+		if err != nil {
 			return nil, err
 		}
-		countsOf(tl, w.diam, p, cur)
-		for j := range nl {
-			mu[bw*nl+j] = cur[j] - prev[j]
+		clear(prev)
+		for b := range nb {
+			bw := r*nb + b
+			if ss[bw], err = w.expected(m, fs, tw, tds, tl, b*base, ids, sigma); err != nil {
+				return nil, err
+			}
+			countsOf(tl, w.diam, p, cur)
+			for j := range nl {
+				mu[bw*nl+j] = cur[j] - prev[j]
+			}
+			copy(prev, cur)
 		}
-		copy(prev, cur)
 	}
+	return &decodeMoments{w: w, m: m, fs: fs0, ds: ds, mu: mu, ss: ss, nb: nb, base: baseBits}, nil
+}
+
+// summarize gives every window size's summary, with the link pairs to blame
+// (from stream 0) where a size's worst link stands out.
+func (mv *decodeMoments) summarize(ks []int, p float64) ([]decodeWindow, error) {
+	w, m, fs, ds, mu, ss, nb := mv.w, mv.m, mv.fs, mv.ds, mv.mu, mv.ss, mv.nb
+	nl := len(ds)
 	out := make([]decodeWindow, len(ks))
 	var significant []int // indices into ks whose worst link stands out
 	for i, k := range ks {
@@ -462,7 +517,7 @@ func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *wor
 			return nil, err
 		}
 		for _, i := range blameFor[d] {
-			out[i].Blame = blame(w, mu, ss, agree, nl, d, ks[i]-ks[0], 1<<ks[i])
+			out[i].Blame = blame(w, mu[:nb*nl], ss[:nb], agree, nl, d, ks[i]-ks[0], 1<<ks[i])
 		}
 	}
 	return out, nil
@@ -520,7 +575,7 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 			}
 		}
 	}
-	d := decodeWindow{K: uint64(K), Worst: noLink, E2Link: noLink, MeanZ: zsum / float64(K*nl)}
+	d := decodeWindow{K: uint64(K), Worst: noLink, E2Link: noLink, FPLink: noLink, MeanZ: zsum / float64(K*nl)}
 	if truth > 0 {
 		d.Bias = devT / truth
 	}
@@ -542,6 +597,9 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 			d.MeanFP += fp[j]
 			if d.E2Link == noLink || e2[j] > d.E2 {
 				d.E2Link, d.E2, d.E2FP = uint64(j), e2[j], fp[j]
+			}
+			if d.FPLink == noLink || fp[j] > d.FP {
+				d.FPLink, d.FP, d.FPE2 = uint64(j), fp[j], e2[j]
 			}
 		}
 	}
@@ -660,8 +718,8 @@ func decodeHashResult(d decodeWindow, h hash.Func, opt hash.IDOption, enc hash.L
 	fmt.Fprintf(&b, "windows of 2^%d packets (%d of them, %s): worst of %d links: %s, chi2 %.1f over %d windows",
 		k, d.K, w.name, d.Links, name(d.Worst), d.X, d.K)
 	if d.Zero > 0 {
-		fmt.Fprintf(&b, "; zero-traffic links: E[z^2] up to %.3g (%s), false positives at p=%g up to %.3g%% (nominal %.3g%%), mean %.3g%%, mean E[z^2] %.3g",
-			d.E2, name(d.E2Link), p, 100*d.E2FP, 100*(1-p), 100*d.MeanFP, d.MeanE2)
+		fmt.Fprintf(&b, "; zero-traffic links: false positives at p=%g up to %.3g%% (%s; nominal %.3g%%), mean %.3g%%; E[z^2] up to %.3g (%s, false positives %.3g%%), mean %.3g",
+			p, 100*d.FP, name(d.FPLink), 100*(1-p), 100*d.MeanFP, d.E2, name(d.E2Link), 100*d.E2FP, d.MeanE2)
 	}
 	fmt.Fprintf(&b, "; traffic links: total bias %+.3g%%; mean z over all links %+.3g", 100*d.Bias, d.MeanZ)
 	var pairs []string
@@ -1040,7 +1098,7 @@ func (b *Battery) decodeReport(r *Report) {
 		return
 	}
 	ks := c.Size.decodeWindows(c.Size.DecodeMaxBits)
-	ds := &DecodeSummary{Windows: ks, Sound: make([]int, len(ks))}
+	ds := &DecodeSummary{Windows: ks, Sound: make([]int, len(ks)), Power: b.decodePower}
 	for _, x := range r.Results {
 		if isDecode(x.Test) {
 			ds.count(x.Verdict)
@@ -1163,8 +1221,15 @@ func (r *Report) writeDecodeText(w io.Writer) error {
 	if r.Config.Size.DecodeSlowBits < r.Config.Size.DecodeMaxBits {
 		unmeasured = fmt.Sprintf("; \"-\": not measured (SipHash beyond 2^%d packets)", r.Config.Size.DecodeSlowBits)
 	}
-	fmt.Fprintf(w, "Hash parts: every workload (%s; numberings %s with one flow, the first with %s flows) at each window size%s. Generator parts: %d packets through the stages, adaptive and single-path routing.\n\n",
+	fmt.Fprintf(w, "Hash parts: every workload (%s; numberings %s with one flow, the first with %s flows) at each window size%s. Generator parts: %d packets through the stages, adaptive and single-path routing.\n",
 		strings.Join(r.Config.Decode.Topologies, ", "), strings.Join(r.Config.Decode.Numberings, ", "), joinInts(r.Config.Decode.Flows), unmeasured, r.Config.Size.DecodePackets)
+	if len(ds.Power) > 0 {
+		fmt.Fprintf(w, "Power (a zero-traffic link reported at a constant rate in every window; the first workload, %s, runs up to %d independent streams, the others one; a hash without a Form runs shorter streams):\n", fmt.Sprintf("%s numbering=%s flows=%d", r.Config.Decode.Topologies[0], r.Config.Decode.Numberings[0], r.Config.Decode.Flows[0]), r.Config.Size.DecodeRuns)
+		for _, p := range ds.Power {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := "HASH\tID\tLINK"
 	for _, k := range ds.Windows {
@@ -1218,6 +1283,13 @@ func (r *Report) writeDecodeMarkdown(md io.Writer) {
 		sound = append(sound, fmt.Sprintf("%d at %s", ds.Sound[i], windowName(k)))
 	}
 	fmt.Fprintf(md, "Of %d combinations, sound for decoding: %s. \"-\": not measured.\n\n", ds.Combinations, strings.Join(sound, ", "))
+	if len(ds.Power) > 0 {
+		fmt.Fprintf(md, "Power, per window size (a zero-traffic link reported at a constant rate in every window, found with 90%% probability; the first workload runs up to %d independent streams, the others one):\n\n", r.Config.Size.DecodeRuns)
+		for _, p := range ds.Power {
+			fmt.Fprintf(md, "- %s\n", p)
+		}
+		fmt.Fprintln(md)
+	}
 	fmt.Fprintf(md, "| hash | id | link |")
 	for _, k := range ds.Windows {
 		fmt.Fprintf(md, " %s |", windowName(k))

@@ -72,6 +72,11 @@ type workload struct {
 	// single: the single-path routing's links (one per hop), by index in set.
 	single []int
 	peer   []uint16 // the switch each link leads to (numbered), 0 for a node
+	// numbering and flows name the workload's variant; long: it runs as
+	// many independent streams as its longest windows need (power.go).
+	numbering string
+	flows     int
+	long      bool
 }
 
 // peerOf returns the switch link j leads to.
@@ -106,7 +111,7 @@ func buildWorkload(tp decodeTopology, numbering string, flows int, run uint64) (
 	inSet := marginals(t, li, dst, allow(tp.inSet))
 	traffic := marginals(t, li, dst, allow(tp.carries))
 	cs := t.CandidatesFromLeaf(li, dst)
-	w := &workload{pathLen: cs.PathLen, diam: t.Diameter(), dst: dst, maxPort: t.MaxPort()}
+	w := &workload{pathLen: cs.PathLen, diam: t.Diameter(), dst: dst, maxPort: t.MaxPort(), numbering: numbering, flows: flows}
 	for i := range flows {
 		w.src = append(w.src, i)
 	}

@@ -73,6 +73,9 @@ type DecodeSummary struct {
 	Windows      []int `json:"windows"` // log2 of the window sizes
 	Combinations int   `json:"combinations"`
 	Sound        []int `json:"sound"` // per window size
+	// Power: per window size, the windows per workload and the
+	// false-positive rate of a zero-traffic link found with 90% probability.
+	Power []DecodePower `json:"power,omitempty"`
 }
 
 // A DecodePart is one factor of the decode combinations: a hash on an id

@@ -1,0 +1,160 @@
+// Package rtl holds hash-only RTL of candidate hashes (ibr_hashonly.sv),
+// checked against the Go model in Icarus Verilog and synthesized like for
+// like: the same Yosys flow and ABC script (cosim's, the full one, for every
+// hash, SipHash included) and OpenSTA against the OSU 0.18 um library.
+package rtl
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"ibreservoir/cosim"
+	"ibreservoir/hash"
+	"ibreservoir/rng"
+	"ibreservoir/verilog"
+)
+
+// TestHashOnlyMatchesModel simulates the three modules on 4096 random and
+// edge inputs and requires the Go model's bits.
+func TestHashOnlyMatchesModel(t *testing.T) {
+	if _, err := exec.LookPath("iverilog"); err != nil {
+		t.Skip("iverilog is not installed")
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	g := rng.NewIdeal(0x4A5B, 2)
+	sip := hash.New(hash.SipHash)
+	m0 := hash.New(hash.Mult0)
+	for i := range 4096 {
+		id, d := g.Next(), g.Next()
+		switch i {
+		case 0:
+			id, d = 0, 0
+		case 1:
+			id, d = 0xFFFFFFFF, 0xFFFFFFFF
+		case 2:
+			id, d = 1, 509
+		}
+		k := hash.Mult0Const * d
+		fmt.Fprintf(&b, "%08x %08x %08x %08x %08x %08x\n", id, k, d, m0.Bit(id, d), hash.MXM(id, d), sip.Bit(id, d))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vectors.hex"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("iverilog", "-g2012", "-o", filepath.Join(dir, "tb"), "ibr_hashonly.sv", "ibr_hashonly_tb.sv").CombinedOutput()
+	if err != nil {
+		t.Fatalf("iverilog: %v\n%s", err, out)
+	}
+	cmd := exec.Command("vvp", filepath.Join(dir, "tb"))
+	cmd.Dir = dir
+	out, err = cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("vvp: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "CASES 4096 BAD 0") {
+		t.Fatalf("the RTL disagrees with the model:\n%s", out)
+	}
+}
+
+// TestHashOnlySynthesis synthesizes each module with cosim's flow and the
+// same ABC script (the full one cosim uses for every hash but SipHash in the
+// stage) and times it; IBR_HASH_SYNTH=mult0,mxm,siphash runs it (SipHash's
+// logic optimization takes minutes).
+func TestHashOnlySynthesis(t *testing.T) {
+	names := os.Getenv("IBR_HASH_SYNTH")
+	if names == "" {
+		t.Skip("IBR_HASH_SYNTH=<modules> runs the synthesis")
+	}
+	lib, err := cosim.LoadLibrary(cosim.Liberty)
+	if err != nil {
+		t.Skip(err)
+	}
+	src, _ := filepath.Abs("ibr_hashonly.sv")
+	// One script for every hash: cosim's full one (logic optimization, then
+	// delay mapping), or with IBR_HASH_ABC=light its light one (delay
+	// mapping alone, what cosim gives SipHash's stages).
+	abc := cosim.MappingScript(verilog.Config{Hash: hash.New(hash.Mult0)})
+	if os.Getenv("IBR_HASH_ABC") == "light" {
+		abc = cosim.MappingScript(verilog.Config{Hash: hash.New(hash.SipHash)})
+	}
+	for _, name := range strings.Split(names, ",") {
+		top := "ibr_hashonly_" + name
+		dir := t.TempDir()
+		script := cosim.SynthesisScript([]string{src}, top, lib.Path, dir, abc)
+		out, err := exec.Command("yosys", "-q", "-p", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: yosys: %v\n%s", name, err, out)
+		}
+		area, cells := mappedArea(t, filepath.Join(dir, "cells.json"), lib)
+		crit := criticalPath(t, dir, filepath.Join(dir, "netlist.v"), top, lib)
+		t.Logf("SYNTH %s (%s script): %d cells, area %.0f um^2, critical path %.2f ns, fmax %.1f MHz", name, map[bool]string{true: "light", false: "full"}[os.Getenv("IBR_HASH_ABC") == "light"], cells, area, crit, 1000/crit)
+	}
+}
+
+// mappedArea reads Yosys's statistics of the mapped netlist: the area from
+// the library's cell areas, and the number of cells.
+func mappedArea(t *testing.T, path string, lib *cosim.Library) (float64, int) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Modules map[string]struct {
+			NumCells       int            `json:"num_cells"`
+			NumCellsByType map[string]int `json:"num_cells_by_type"`
+		} `json:"modules"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	var area float64
+	var cells int
+	for _, m := range st.Modules {
+		cells += m.NumCells
+		for ty, n := range m.NumCellsByType {
+			a, ok := lib.Area[ty]
+			if !ok {
+				t.Fatalf("cell %s is not in %s", ty, lib.Path)
+			}
+			area += a * float64(n)
+		}
+	}
+	return area, cells
+}
+
+// criticalPath times the netlist with OpenSTA as cosim.TimeNetlist does (a
+// 100 ns clock on clk_i, inputs and outputs at its edge) and returns the
+// register-to-register critical path in ns.
+func criticalPath(t *testing.T, dir, netlist, top string, lib *cosim.Library) float64 {
+	const period = 100.0
+	script := fmt.Sprintf(`read_liberty %s
+read_verilog %s
+link_design %s
+create_clock -name clk -period %g [get_ports clk_i]
+set_input_delay 0 -clock clk [delete_from_list [all_inputs] [get_ports clk_i]]
+set_output_delay 0 -clock clk [all_outputs]
+report_checks -path_delay max -digits 4
+exit
+`, lib.Path, netlist, top, period)
+	path := filepath.Join(dir, "timing.tcl")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("sta", "-no_splash", "-exit", path).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "Error") {
+		t.Fatalf("sta: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`(?m)^\s*(-?[0-9.]+)\s+slack \((MET|VIOLATED)\)`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("sta reported no slack:\n%s", out)
+	}
+	slack, _ := strconv.ParseFloat(m[1], 64)
+	return period - slack
+}
