@@ -88,6 +88,7 @@ type Tally struct {
 	formMask uint32
 	shift    uint
 	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
+	noForm   bool           // a hash with neither a Form nor the SipHash kernel: every packet by addReference
 	generic  bool
 	sum1     int64 // batch weights not yet added to every link
 	sum2     int64
@@ -151,6 +152,9 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 		}
 	}
 	t.sip = sipKeyOf(m.cfg.Hash)
+	if _, ok := m.cfg.Hash.FormD(1); !ok && t.sip == nil {
+		t.noForm = true // no kernel takes it: a zero Form would decode every bit as 0
+	}
 	return t, nil
 }
 
@@ -189,7 +193,7 @@ func (t *Tally) Add(s Sample) { t.add(&s) }
 func (t *Tally) add(sp *Sample) {
 	s := sp
 	t.Packets++
-	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight {
+	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight || t.noForm {
 		t.addReference(*s)
 		return
 	}
@@ -576,7 +580,10 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 	}
 	// A call's records charge at most kernel.MaxSum in total: they go in
 	// calls of batchSize (each |w| < 2^21).
-	f1, _ := h.FormID(1)
+	f1, ok := h.FormID(1)
+	if !ok {
+		return fmt.Errorf("weighted bits: %s has no form over the id that the kernels take", h)
+	}
 	mask := kernelMask(f1)
 	var recs []uint32
 	var base int64
