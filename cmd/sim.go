@@ -90,7 +90,7 @@ for byte. --list shows the presets.`,
 	cli.IntVar(f, &o.MTU, "mtu", 0, 4096, "largest payload per packet: 256, 512, 1024, 2048 or 4096 bytes; 0: the preset's")
 	cli.CheckedStringVar(f, &o.Congestion, "congestion", "definition", func(s string) error { _, err := congestion.ParseDefinition(s); return err },
 		"congestion definition (section 5.10): "+strings.Join(congestion.Names, " | "))
-	f.StringSliceVar(&o.Schemes, "schemes", o.Schemes, "schemes to carry, comma-separated, by short name or by the layout name result.json and the other commands use: "+simSchemeList())
+	f.StringSliceVar(&o.Schemes, "schemes", o.Schemes, "schemes to carry, comma-separated, by short name (as result.json and the plots name them) or by layout name (as the vector sets and the other commands do): "+fabric.SchemeList())
 	f.StringVar(&o.Perspective, "perspective", "", "decode only application N's packets (0, 1, ...), or all of them (all) (default the preset's)")
 	cli.FloatVar(f, &o.P, "p", cli.Range{Lo: 0.5, Hi: 1}, "confidence of the false-positive threshold (section 5.3), 0.5 < p < 1")
 	d := fabric.DefaultParams()
@@ -130,7 +130,6 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, o *simOptions) error 
 			return err
 		}
 	}
-	o.Experiment.Schemes = canonicalSchemes(o.Experiment.Schemes)
 	run, err := o.Experiment.Prepare()
 	if err != nil {
 		var pe *fabric.ParamError
@@ -198,23 +197,16 @@ func printSimSummary(w io.Writer, r *fabric.Result, o *simOptions, wall time.Dur
 		r.Workload, r.Topology, r.Seed, r.Stats.Packets, r.Stats.Hops, float64(r.Stats.SimTimePS)/1e6, wall.Seconds())
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "scheme\tlinks\treported\tFP\tFN\trel. error\tmean z\tmean z^2\tcause")
-	short := o.Experiment.Schemes
-	if len(short) == 0 {
-		short = fabric.DefaultSchemeNames()
-	}
 	for i, sc := range r.Schemes {
-		name := sc.Name
-		if i < len(short) {
-			name = short[i] + " = " + sc.Name
-		}
+		name := sc.Name + " = " + sc.Layout
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%s\n", name, sc.TrueLinks, sc.ReportedLinks, sc.FalsePositives, sc.FalseNegatives,
 			sc.RelativeError, sc.ZMean, sc.ZMeanSquare, r.Diagnoses[i].Cause)
 	}
 	tw.Flush()
 	if len(r.Diagnoses) > 0 {
 		d := r.Diagnoses[len(r.Diagnoses)-1]
-		for _, x := range r.Diagnoses {
-			if strings.HasPrefix(x.Scheme, "onereservoir") {
+		for i, x := range r.Diagnoses {
+			if strings.HasPrefix(r.Schemes[i].Layout, "onereservoir") {
 				d = x
 				break
 			}
@@ -253,74 +245,18 @@ func plotNotes(r *fabric.Result, e fabric.Experiment, file string) []string {
 		p = refmodel.DefaultP
 	}
 	counts := fmt.Sprintf("%d packets, seed %d", r.Stats.Packets, r.Seed)
-	names := e.Schemes
-	if len(names) == 0 {
-		names = fabric.DefaultSchemeNames()
-	}
-	for i, sc := range r.Schemes { // in the experiment's order of names
-		if i >= len(names) || strings.TrimSpace(names[i]) != name {
+	for i, sc := range r.Schemes {
+		if sc.Name != name {
 			continue
 		}
-		notes := []string{name + " = " + sc.Name + ": " + sc.Config}
-		if cs, err := fabric.Schemes([]string{name}, r.Seed, 0, 1); err == nil {
-			c := cs[0]
-			layout := c.Telemetry.Name()
-			if l, err := c.Telemetry.Layout(); err == nil {
-				layout = l.Name
-			}
-			notes = []string{fmt.Sprintf("%s = %s (scheme, hop-count bits, where the fields go): hash %s, id %s, generator %s",
-				name, layout, c.Hash, c.ID, c.Generator)}
-			if c.Telemetry.Scheme == header.FullID {
-				return append(notes, counts+"; full ID: every link a packet was sampled on is drawn")
-			}
+		c := r.Params.Schemes[i]
+		notes := []string{fmt.Sprintf("%s = %s (scheme, hop-count bits, where the fields go): hash %s, id %s, generator %s",
+			sc.Name, sc.Layout, c.Hash, c.ID, c.Generator)}
+		if c.Telemetry.Scheme == header.FullID {
+			return append(notes, counts+"; full ID: every link a packet was sampled on is drawn")
 		}
 		return append(notes, fmt.Sprintf("%s; links whose weighted count is below the threshold of section 5.3 "+
 			"(L = %d, the diameter; p = %g) are not drawn", counts, r.Stats.Diameter, p))
 	}
 	return []string{"truth: the simulator's own count of the packets that left each link through a congested port", counts}
-}
-
-// simSchemeLayouts maps each of sim's short scheme names (fabric.SchemeNames)
-// to its layout's name (onereservoir-c3@resv6), the name result.json, the
-// vector sets and the other commands give the same scheme.
-func simSchemeLayouts() map[string]string {
-	m := map[string]string{}
-	for _, n := range fabric.SchemeNames() {
-		cs, err := fabric.Schemes([]string{n}, 1, 0, 1)
-		if err != nil {
-			continue
-		}
-		if l, err := cs[0].Telemetry.Layout(); err == nil {
-			m[n] = l.Name
-		}
-	}
-	return m
-}
-
-// simSchemeList writes the short names with their layout names.
-func simSchemeList() string {
-	layouts := simSchemeLayouts()
-	var parts []string
-	for _, n := range fabric.SchemeNames() {
-		parts = append(parts, n+" ("+layouts[n]+")")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// canonicalSchemes rewrites the layout names among names to sim's short
-// names, which name the same schemes; other names are left for the
-// experiment to check.
-func canonicalSchemes(names []string) []string {
-	short := map[string]string{}
-	for n, l := range simSchemeLayouts() {
-		short[l] = n
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = n
-		if s, ok := short[strings.TrimSpace(n)]; ok {
-			out[i] = s
-		}
-	}
-	return out
 }

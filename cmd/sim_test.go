@@ -32,6 +32,22 @@ func TestSimReductionSmall(t *testing.T) {
 	if len(r.Schemes) != 2 || r.Diagnoses[1].Cause != fabric.CausePattern {
 		t.Errorf("schemes %d, diagnosis %+v", len(r.Schemes), r.Diagnoses)
 	}
+	// One name per scheme, the short one, with its layout beside it; the
+	// summary names the one-reservoir scheme's diagnosis the same way, and
+	// the plots' notes say what the short name stands for.
+	for i, want := range [][2]string{{"fullid64", "fullid-s16p8-c8@footer"}, {"one5", "onereservoir-c3@resv6"}} {
+		if i < len(r.Schemes) && (r.Schemes[i].Name != want[0] || r.Schemes[i].Layout != want[1] || r.Diagnoses[i].Scheme != want[0]) {
+			t.Errorf("scheme %d is %s = %s (diagnosis %s), want %s = %s", i, r.Schemes[i].Name, r.Schemes[i].Layout, r.Diagnoses[i].Scheme, want[0], want[1])
+		}
+	}
+	for _, want := range []string{"one5 = onereservoir-c3@resv6 ", "diagnosis (one5):"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := plotNotes(&r, o.Experiment, "one5-window3-down"); len(n) == 0 || !strings.HasPrefix(n[0], "one5 = onereservoir-c3@resv6 (") {
+		t.Errorf("one5's plot notes %q", n)
+	}
 	if len(r.Windows) != 5 {
 		t.Errorf("%d windows, want the preset's 5", len(r.Windows))
 	}

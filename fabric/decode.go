@@ -70,7 +70,7 @@ func (s *Sim) decode(groups [][]int, idx map[topo.Link]int) (*decoded, error) {
 			}
 			tally, err := m.NewTally(cs)
 			if err != nil {
-				return nil, fmt.Errorf("decode %s: %w", m.Layout().Name, err)
+				return nil, fmt.Errorf("decode %s (%s): %w", SchemeName(m.Config()), m.Layout().Name, err)
 			}
 			for _, si := range g {
 				tally.Add(s.reads[si*k+i])

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"ibreservoir/congestion"
-	"ibreservoir/header"
-	"ibreservoir/refmodel"
 	"ibreservoir/topo"
 )
 
@@ -22,7 +20,7 @@ type Experiment struct {
 	Seed         uint64   // the run seed
 	MTU          int      // 0: the preset's
 	Congestion   string   // congestion.ParseDefinition; "": the thesis's queue-over-credits
-	Schemes      []string // names of SchemeNames; none: DefaultSchemeNames
+	Schemes      []string // short or layout names of SchemeNames; none: DefaultSchemeNames
 	Perspective  string   // "": the preset's; "all": every packet; "N": application N only
 	P            float64  // threshold confidence; 0: refmodel.DefaultP
 	InputBuffer  int      // bytes; 0: DefaultParams'
@@ -49,64 +47,6 @@ func (e *ParamError) Error() string {
 func (e *ParamError) Unwrap() error { return e.Err }
 
 func paramErr(param string, err error) error { return &ParamError{Param: param, Err: err} }
-
-// schemes are the named telemetry configurations an Experiment can carry,
-// each seeded from the run seed and sized for the tree.
-var schemes = map[string]func() refmodel.Config{
-	"fullid64": func() refmodel.Config { // section 5.1's 64-bit layout
-		c := refmodel.DefaultConfig()
-		c.Telemetry.Scheme, c.Telemetry.CountBits = header.FullID, 8
-		return c
-	},
-	"fullid40": func() refmodel.Config { // section 5.1's 40-bit layout
-		c := refmodel.DefaultConfig()
-		c.Telemetry.Scheme, c.Telemetry.CountBits, c.Telemetry.SwitchBits, c.Telemetry.PortBits = header.FullID, 4, 10, 6
-		return c
-	},
-	"one5": refmodel.DefaultConfig, // Alg. 8-9, b = 3: 5 bits in BTH Resv6
-	"one6": func() refmodel.Config { // b = 4: 6 bits
-		c := refmodel.DefaultConfig()
-		c.Telemetry.CountBits = 4
-		return c
-	},
-	"two8": func() refmodel.Config { // Alg. 5-7, b = 3: 8 bits in a footer
-		c := refmodel.DefaultConfig()
-		c.Telemetry.Scheme = header.TwoReservoir
-		return c
-	},
-}
-
-// SchemeNames lists the named schemes an Experiment accepts.
-func SchemeNames() []string { return []string{"fullid64", "fullid40", "one5", "one6", "two8"} }
-
-// DefaultSchemeNames are the schemes an Experiment carries when it names
-// none: the full-ID ground truth and the two probabilistic schemes.
-func DefaultSchemeNames() []string { return []string{"fullid64", "one5", "two8"} }
-
-// Schemes returns the configurations of the named schemes, seeded with seed
-// and sized for switches 0..maxSwitch with ports up to maxPort.
-func Schemes(names []string, seed uint64, maxSwitch, maxPort int) ([]refmodel.Config, error) {
-	var cs []refmodel.Config
-	seen := map[string]bool{}
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		mk, ok := schemes[n]
-		if !ok {
-			return nil, fmt.Errorf("unknown scheme %q; choose from %s", n, strings.Join(SchemeNames(), ", "))
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("%s listed twice", n)
-		}
-		seen[n] = true
-		c := mk()
-		c.Seed, c.MaxSwitch, c.MaxPort = seed, maxSwitch, maxPort
-		cs = append(cs, c)
-	}
-	if len(cs) == 0 {
-		return nil, errors.New("no scheme named")
-	}
-	return cs, nil
-}
 
 // A Run is an Experiment checked and built: its tree, workload and
 // parameters, ready to simulate. Nothing has been simulated yet.
@@ -192,7 +132,10 @@ func (e Experiment) Prepare() (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.Schemes = names
+	e.Schemes = make([]string, len(names))
+	for i, n := range names {
+		e.Schemes[i], _ = CanonicalScheme(n) // Schemes has accepted every name
+	}
 	return &Run{Experiment: e, Tree: tp, Workload: w, Params: p, sim: s}, nil
 }
 

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"ibreservoir/header"
@@ -22,6 +23,50 @@ func TestSchemes(t *testing.T) {
 	}
 	if d := DefaultSchemes(3); len(d) != 3 || d[0].Telemetry.Scheme != header.FullID || d[0].Telemetry.CountBits != 8 || d[2].MaxSwitch != 1023 {
 		t.Errorf("DefaultSchemes %v", d)
+	}
+}
+
+// TestSchemeNames: every scheme has one short name and one layout name, each
+// leading to the other, and either names it in Schemes and Prepare; the
+// short name is the one a run reports and names its plots by.
+func TestSchemeNames(t *testing.T) {
+	want := map[string]string{"fullid64": "fullid-s16p8-c8@footer", "fullid40": "fullid-s10p6-c4@footer",
+		"one5": "onereservoir-c3@resv6", "one6": "onereservoir-c4@resv6", "two8": "tworeservoir-c3@footer"}
+	if len(SchemeNames()) != len(want) {
+		t.Errorf("SchemeNames() = %v, want the %d of %v", SchemeNames(), len(want), want)
+	}
+	for _, n := range SchemeNames() {
+		l, ok := SchemeLayout(n)
+		if !ok || l != want[n] {
+			t.Errorf("SchemeLayout(%s) = %q, %v; want %q", n, l, ok, want[n])
+		}
+		for _, by := range []string{n, l, " " + l} {
+			if c, ok := CanonicalScheme(by); !ok || c != n {
+				t.Errorf("CanonicalScheme(%q) = %q, %v; want %s", by, c, ok, n)
+			}
+		}
+		cs, err := Schemes([]string{l}, 1, 10, 10)
+		if err != nil || SchemeName(cs[0]) != n {
+			t.Errorf("Schemes(%s) names %v (%v), want %s", l, cs, err, n)
+		}
+	}
+	if _, ok := CanonicalScheme("onereservoir"); ok {
+		t.Error("CanonicalScheme accepts a scheme without its hop-count bits")
+	}
+	if _, err := Schemes([]string{"one5", "onereservoir-c3@resv6"}, 1, 10, 10); err == nil || err.Error() != "one5 listed twice" {
+		t.Errorf("one scheme by both names: %v, want one5 listed twice", err)
+	}
+	r, err := Experiment{Preset: "reduction-small", Seed: 1, Windows: 1, Schemes: []string{"tworeservoir-c3@footer"}}.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Experiment.Schemes; len(got) != 1 || got[0] != "two8" {
+		t.Errorf("Prepare keeps the scheme names %v, want [two8]", got)
+	}
+	for _, v := range r.PlotViews(&Result{Windows: []Window{{Schemes: make([][]WindowLink, 1)}}}) {
+		if !strings.HasPrefix(v.File, "truth-") && !strings.HasPrefix(v.File, "two8-") {
+			t.Errorf("plot %s is not named by the short name", v.File)
+		}
 	}
 }
 

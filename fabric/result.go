@@ -51,7 +51,8 @@ type Stats struct {
 
 // SchemeSummary is one scheme's accuracy over all links.
 type SchemeSummary struct {
-	Name   string `json:"name"`
+	Name   string `json:"name"`   // the short name (one5; SchemeNames)
+	Layout string `json:"layout"` // its layout's name (onereservoir-c3@resv6), as the vector sets and the other commands name it
 	Config string `json:"config"`
 	// Links with traffic (truth) and links the scheme reports (after the
 	// threshold of section 5.3 for the one-bit schemes; any sample for

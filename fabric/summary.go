@@ -6,15 +6,12 @@ import (
 	"ibreservoir/refmodel"
 )
 
-// SchemeName is a scheme's short name in reports.
-func SchemeName(m *refmodel.Model) string { return m.Layout().Name }
-
 // summarize is scheme i's accuracy over the run's links (SchemeSummary):
 // true and reported links, false positives and negatives, the errors of W
 // against the true counts, the standardized errors, and the congested links
 // misclassified.
 func summarize(m *refmodel.Model, i int, links []LinkResult) SchemeSummary {
-	ss := SchemeSummary{Name: SchemeName(m), Config: m.Config().String()}
+	ss := SchemeSummary{Name: SchemeName(m.Config()), Layout: m.Layout().Name, Config: m.Config().String()}
 	var se, sabs, sn, zs, zz float64
 	for _, l := range links {
 		e := l.Estimates[i]

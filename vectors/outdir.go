@@ -57,6 +57,9 @@ func OpenOutDir(root string) (*OutDir, error) {
 	if parent == abs {
 		return nil, fmt.Errorf("vector directory %s: a file system's root cannot be replaced: give a directory inside it", abs)
 	}
+	if err := checkNotWorkingDir(abs); err != nil {
+		return nil, fmt.Errorf("vector directory %s: %w", abs, err)
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
@@ -110,6 +113,36 @@ func (o *OutDir) open(parent, base string) error {
 		return err
 	}
 	return o.linkTree()
+}
+
+// checkNotWorkingDir refuses a root that is the current directory or holds
+// it, however it is named (".", "./", its absolute path, a path through a
+// symbolic link to one of its parents): the run swaps the root for a new
+// directory and removes the old one, which would take the working directory
+// of this process, and of the shell that started it, with it.
+func checkNotWorkingDir(abs string) error {
+	rst, err := os.Lstat(abs)
+	if err != nil || !rst.IsDir() {
+		return nil // a new root, or one OpenOutDir refuses for what it is
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil && os.SameFile(st, rst) {
+			if d == wd {
+				return errors.New("is the current directory, which the run would replace whole: give a directory inside it, e.g. --out vectors")
+			}
+			return fmt.Errorf("holds the current directory %s, which the run would remove with it: give a directory that does not hold it", wd)
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 // checkVectorDir refuses a root that is not a directory, or that holds

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -877,6 +878,63 @@ func TestOutDirUnit(t *testing.T) {
 	if _, err := WriteAll(context.Background(), foreign, "test", two); err == nil || !strings.Contains(err.Error(), "not a vector directory") {
 		t.Errorf("a foreign directory: %v", err)
 	}
+}
+
+// TestOutDirNotWorkingDir: the current directory, by any name, and every
+// directory holding it are refused before anything is written, locked or
+// created; a directory inside it is not.
+func TestOutDirNotWorkingDir(t *testing.T) {
+	base := t.TempDir()
+	wd := filepath.Join(base, "a", "b")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "a"), filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(wd, "keep.txt"), []byte("keep me"), 0o644)
+	// tree lists every entry under base, directories and links included,
+	// with each file's bytes.
+	tree := func() map[string]string {
+		m := map[string]string{}
+		filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				m[p] = err.Error()
+				return nil
+			}
+			b, _ := os.ReadFile(p)
+			m[p] = d.Type().String() + string(b)
+			return nil
+		})
+		return m
+	}
+	t.Chdir(wd)
+	for _, c := range []struct{ root, want string }{
+		{".", "is the current directory"},
+		{"./", "is the current directory"},
+		{wd, "is the current directory"},
+		{"../b", "is the current directory"},
+		{filepath.Join(base, "link", "b"), "is the current directory"},
+		{"..", "holds the current directory " + wd},
+		{filepath.Join(base, "link"), "is a symbolic link"}, // refused for what it is
+	} {
+		was := tree()
+		od, err := OpenOutDir(c.root)
+		if err == nil {
+			od.Abort()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("OpenOutDir(%q) = %v, want an error saying it %s", c.root, err, c.want)
+		}
+		if now := tree(); !maps.Equal(was, now) {
+			t.Errorf("OpenOutDir(%q) changed %s", c.root, base)
+		}
+	}
+	od, err := OpenOutDir("v")
+	if err != nil {
+		t.Fatalf("a directory inside the current one: %v", err)
+	}
+	od.Abort()
 }
 
 func treeSums(t *testing.T, root string) map[string]string {

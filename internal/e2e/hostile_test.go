@@ -144,6 +144,9 @@ func hostileCases() []hostileCase {
 		{[]string{"verify", "--lanes", "0"}, "0 is out of range: want 1..8"},
 		{[]string{"verify", "--max-fail", "-1", "--configs", "mult0_ideal_c3", "--icarus", "none", "--work", "{cache}"}, "-1 is out of range: want 1 or more"},
 		{[]string{"scoreboard", "--packets", "4294967297"}, "4294967297 is out of range: want 1..4294967295"},
+		// Ready held low every cycle: no word could ever leave.
+		{[]string{"verify", "--stall", "100%"}, "100% is out of range: want 0%..50%"},
+		{[]string{"verify", "--stall", "1"}, `"1" has no unit: write the percentage with its sign, 1% (one in 1 is 100%)`},
 	} {
 		// The flag is the first one after the subcommands, its value next.
 		k := slices.IndexFunc(b.args, func(a string) bool { return strings.HasPrefix(a, "--") && a != "--preset" })
@@ -155,9 +158,6 @@ func hostileCases() []hostileCase {
 		stderr: regexp.QuoteMeta(`--ones: "2^33" is not a 32-bit value (write decimal, 0x hex, 2^N or 2^N-1)`)})
 	add(hostileCase{name: "model threshold: a billion links", args: []string{"model", "threshold", "--links", "1000000000"}, exit: 1,
 		stderr: `per link: required packets: about 1\.35e\+20 for k=1000000000 links, L=5 hops and p=0\.99, more than 2\^53, beyond which float64 packet counts are not exact; lower --links, --hops or --p`})
-	add(hostileCase{name: "verify --stall 1 (ready always low)",
-		args: []string{"verify", "--configs", "mult0_ideal_c3", "--icarus", "none", "--random", "100", "--stall", "1", "--work", "{cache}"},
-		exit: 1, stderr: `--stall 1 holds the egress ready low every cycle, so no word could ever leave: give 0 \(never\) or 2 or more`, needs: []string{"verilator"}, timeout: 3 * time.Minute})
 	add(hostileCase{name: "vectors --bulk 10^12 (86 TB)", args: []string{"vectors", "--bulk", "1000000000000"}, exit: 1,
 		stderr: `the run writes up to 186264\.5 GB into .*/out/vectors, but only [\d.]+ [GM]?B(?:ytes)? are free there: write fewer vectors or choose another --out`, timeout: 3 * time.Second})
 	add(hostileCase{name: "packet check --count-bits without --telemetry", args: []string{"packet", "check", "--count-bits", "4", hca}, exit: 1,
@@ -172,12 +172,43 @@ func hostileCases() []hostileCase {
 		args: []string{"sim", "--preset", "reduction-tapered", "--out", "afile/sim"}, exit: 1, stderr: `--out afile/sim: afile is a file, not a directory`, timeout: 5 * time.Second})
 	add(hostileCase{name: "stats --json through a file", setup: withFile("afile", []byte("x")),
 		args: []string{"stats", "--json", "afile/s.json"}, exit: 1, stderr: `--json afile/s\.json: afile is a file, not a directory`, timeout: 5 * time.Second})
+	// The current directory, however named, is never a vector directory
+	// to replace: the swap would take the shell's working directory with
+	// it. Empty, or a vector directory already, it stays as it was.
+	cwdVectors := func(t *testing.T, dir, bin string) []string {
+		mustRun(t, dir, bin, "vectors", "--bulk", "10", "--out", "v")
+		ents, err := os.ReadDir(filepath.Join(dir, "v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if err := os.Rename(filepath.Join(dir, "v", e.Name()), filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Remove(filepath.Join(dir, "v")); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"."}
+	}
+	cwdEmpty := func(*testing.T, string, string) []string { return []string{"."} }
+	for _, c := range []struct {
+		name, out string
+		setup     func(*testing.T, string, string) []string
+	}{
+		{"vectors --out . (a vector directory)", ".", cwdVectors},
+		{"vectors --out ./ (empty)", "./", cwdEmpty},
+		{"vectors --out (the current directory's absolute path)", "{dir}", cwdVectors},
+	} {
+		add(hostileCase{name: c.name, setup: c.setup, args: []string{"vectors", "--bulk", "20", "--out", c.out}, exit: 1,
+			stderr: `vector directory /\S+: is the current directory, which the run would replace whole: give a directory inside it, e\.g\. --out vectors`, timeout: 10 * time.Second})
+	}
 	add(hostileCase{name: "verify --vectors with --synth-table", needs: []string{"verilator"},
 		setup: func(t *testing.T, dir, bin string) []string {
-			mustRun(t, dir, bin, "vectors", "--bulk", "1000", "--out", ".")
+			mustRun(t, dir, bin, "vectors", "--bulk", "1000", "--out", "v")
 			return nil
 		},
-		args: []string{"verify", "--vectors", "bulk/mult0_ideal_c3/stage.bin", "--synth", "--synth-table", "t.md", "--work", "{cache}"}, exit: 1, stderr: `--synth has no effect with --vectors, which co-simulates the given file on its own configuration`, timeout: 3 * time.Minute})
+		args: []string{"verify", "--vectors", "v/bulk/mult0_ideal_c3/stage.bin", "--synth", "--synth-table", "t.md", "--work", "{cache}"}, exit: 1, stderr: `--synth has no effect with --vectors, which co-simulates the given file on its own configuration`, timeout: 3 * time.Minute})
 
 	// ---- corrupt inputs.
 	overCount := func(b []byte) []byte {
@@ -493,12 +524,13 @@ func runHostile(t *testing.T, bin string, c hostileCase) []string {
 		before[f] = snapshot(t, filepath.Join(dir, f))
 	}
 	// {cache}: a work directory kept between runs (Verilator builds take
-	// seconds to minutes), as the cosim tests keep theirs.
+	// seconds to minutes), as the cosim tests keep theirs; {dir}: the
+	// case's own directory, its cwd, by its absolute path.
 	cache := hostileCache(t)
 	// Globs are the shell's job; expand them as a shell would.
 	var argv []string
 	for _, a := range c.args {
-		a = strings.ReplaceAll(a, "{cache}", cache)
+		a = strings.ReplaceAll(strings.ReplaceAll(a, "{cache}", cache), "{dir}", dir)
 		if m, _ := filepath.Glob(filepath.Join(dir, a)); strings.ContainsAny(a, "*?") && len(m) > 0 {
 			for _, x := range m {
 				argv = append(argv, filepath.Base(x))
