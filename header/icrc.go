@@ -58,15 +58,31 @@ func ICRC(covered []byte) (uint32, error) {
 		return 0, fmt.Errorf("ICRC: packet is %d bytes, shorter than its headers (%d bytes for LNH=%d)",
 			len(covered), hdrLen, lnh)
 	}
-	// The headers byte by byte through the CRC's own table, each byte with
-	// its variant bits set (crc32.Update would move a masked copy to the
-	// heap: one allocation a packet), then the rest in place.
+	// The bytes with variant bits go one by one through the CRC's own
+	// table, their variant bits set; the runs between them, and the rest of
+	// the packet, through crc32.Update in place. (A masked copy of the
+	// headers would be moved to the heap by crc32.Update: one allocation a
+	// packet.)
 	mask := &variantMask[lnh-LNHLocal]
-	crc := ^uint32(0)
-	for i, b := range covered[:hdrLen] {
-		crc = icrcTable[byte(crc)^(b|mask[i])] ^ crc>>8
+	crc := uint32(0)
+	for i := 0; i < hdrLen; {
+		if mask[i] != 0 {
+			c := ^crc
+			crc = ^(icrcTable[byte(c)^(covered[i]|mask[i])] ^ c>>8)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < hdrLen && mask[j] == 0 {
+			j++
+		}
+		if j == hdrLen {
+			j = len(covered) // the run reaches the end of the headers: the payload follows in the same call
+		}
+		crc = crc32.Update(crc, icrcTable, covered[i:j])
+		i = j
 	}
-	return crc32.Update(^crc, icrcTable, covered[hdrLen:]), nil
+	return crc, nil
 }
 
 // variantMask is maskVariant applied to zero headers, for LNH=2 and LNH=3:
