@@ -61,6 +61,17 @@ func TestCRCImplementations(t *testing.T) {
 	}
 }
 
+// TestICRCAllocs: the receiver checks the ICRC of every packet it reads.
+func TestICRCAllocs(t *testing.T) {
+	for _, lnh := range []uint8{LNHLocal, LNHGlobal} {
+		b := make([]byte, 128)
+		b[1] = lnh
+		if a := testing.AllocsPerRun(100, func() { ICRC(b) }); a != 0 {
+			t.Errorf("LNH=%d: %.1f allocations per ICRC", lnh, a)
+		}
+	}
+}
+
 // TestICRCMasking computes the ICRC the long way, the plain CRC-32 of a copy
 // with the variant bits set to ones, and compares.
 func TestICRCMasking(t *testing.T) {

@@ -43,7 +43,7 @@ func BTHOffset(lnh uint8) (int, error) {
 //	                and BTH byte 4.
 //
 // Only these bytes differ from the plain CRC-32 of covered, so the CRC runs over
-// a small masked copy of the headers and continues over the rest in place.
+// the headers with their variant bits set and continues over the rest in place.
 func ICRC(covered []byte) (uint32, error) {
 	if len(covered) < LRHLen {
 		return 0, fmt.Errorf("ICRC: packet is %d bytes, shorter than the %d-byte LRH", len(covered), LRHLen)
@@ -58,13 +58,40 @@ func ICRC(covered []byte) (uint32, error) {
 		return 0, fmt.Errorf("ICRC: packet is %d bytes, shorter than its headers (%d bytes for LNH=%d)",
 			len(covered), hdrLen, lnh)
 	}
-	var buf [LRHLen + GRHLen + BTHLen]byte
-	m := buf[:hdrLen]
-	copy(m, covered[:hdrLen])
-	maskVariant(m, lnh)
-	crc := crc32.Update(0, icrcTable, m)
-	return crc32.Update(crc, icrcTable, covered[hdrLen:]), nil
+	// The bytes with variant bits go one by one through the CRC's own
+	// table, their variant bits set; the runs between them, and the rest of
+	// the packet, through crc32.Update in place. (A masked copy of the
+	// headers would be moved to the heap by crc32.Update: one allocation a
+	// packet.)
+	mask := &variantMask[lnh-LNHLocal]
+	crc := uint32(0)
+	for i := 0; i < hdrLen; {
+		if mask[i] != 0 {
+			c := ^crc
+			crc = ^(icrcTable[byte(c)^(covered[i]|mask[i])] ^ c>>8)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < hdrLen && mask[j] == 0 {
+			j++
+		}
+		if j == hdrLen {
+			j = len(covered) // the run reaches the end of the headers: the payload follows in the same call
+		}
+		crc = crc32.Update(crc, icrcTable, covered[i:j])
+		i = j
+	}
+	return crc, nil
 }
+
+// variantMask is maskVariant applied to zero headers, for LNH=2 and LNH=3:
+// maskVariant only sets bits, so a header byte b masked is b|variantMask[i].
+var variantMask = func() (v [2][LRHLen + GRHLen + BTHLen]byte) {
+	maskVariant(v[0][:], LNHLocal)
+	maskVariant(v[1][:], LNHGlobal)
+	return v
+}()
 
 // maskVariant sets the ICRC-variant bits of the headers in m to ones.
 // m starts at LRH byte 0 and holds at least the headers up to the BTH.

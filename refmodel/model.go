@@ -337,10 +337,16 @@ func (a *fieldAcc) name(m *Model) string {
 	return header.FieldHopRand
 }
 
-// count reads a reservoir's count: the field, or the trailing zeros of *_rand.
+// count reads a reservoir's count: the field, or the trailing zeros of *_rand,
+// or 0 when the layout has neither (the one-reservoir scheme's congestion
+// reservoir), without asking rng.Hops about a field that is not there (its
+// error would be built and dropped on every packet).
 func (m *Model) count(pkt []byte, n int, count, rnd *fieldAcc) int {
 	if count.ok {
 		return int(count.get(pkt, n))
+	}
+	if !rnd.ok {
+		return 0
 	}
 	k, err := rng.Hops(rnd.get(pkt, n), m.cfg.Telemetry.SenderL)
 	if err != nil {

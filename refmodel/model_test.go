@@ -425,6 +425,59 @@ func TestStageAllocs(t *testing.T) {
 	}
 }
 
+// TestReceiveAllocs: the receiver reads every packet a decoder is fed (the
+// C library's and the Python package's batch decode call it per packet).
+func TestReceiveAllocs(t *testing.T) {
+	for _, c := range testConfigs() {
+		m := mustModel(t, c)
+		pkt := receivePacket(t, m)
+		a := testing.AllocsPerRun(100, func() {
+			if _, err := m.Receive(pkt); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if a != 0 {
+			t.Errorf("%s: %.1f allocations per receive", c, a)
+		}
+	}
+}
+
+// receivePacket is a packet with a 64-byte payload sent and staged over
+// three hops (switches 1 to 3, the last one's port congested).
+func receivePacket(t testing.TB, m *Model) []byte {
+	t.Helper()
+	c := m.Config()
+	pkt := testPacket(c.LNH, 1, 2, 3, 4, 64, footerOf(m))
+	if err := m.Send(pkt, c.NewSenderGenerator(1)); err != nil {
+		t.Fatal(err)
+	}
+	for sw := uint16(1); sw <= 3; sw++ {
+		g, _ := c.NewPortGenerator(sw, 1)
+		if _, err := m.Stage(pkt, sw, 1, sw == 3, g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pkt
+}
+
+// BenchmarkReceive is the receiver's read of a staged packet with a 64-byte
+// payload (CRCs checked, the sample read), per scheme and draw source.
+func BenchmarkReceive(b *testing.B) {
+	cs := testConfigs()
+	for _, c := range []Config{cs[2], cs[8], cs[10], cs[13], cs[15]} {
+		b.Run(c.Telemetry.Name(), func(b *testing.B) {
+			m := mustModel(b, c)
+			pkt := receivePacket(b, m)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.Receive(pkt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestSenderDraws: the sender field is b0..b(L-1) then the sentinel, with b0
 // always 0 (P = 1/1) and trailing zeros counting the hops.
 func TestSenderDraws(t *testing.T) {
