@@ -40,12 +40,30 @@ def _version():
     if os.path.isfile(pkg_info):
         with open(pkg_info) as f:
             return re.search(r"^Version: (\S+)$", f.read(), re.M).group(1)
-    path = os.path.join(REPO, "internal", "version", "version.go")
-    with open(path) as f:
-        m = re.search(r'var Version = "([^"]+)"', f.read())
-    if not m:
-        raise RuntimeError(f"no Version in {path}")
-    return m.group(1).replace("-dev", ".dev0").replace("-", ".")
+    return _git_version()
+
+
+def _git_version():
+    """The version of the checkout, as the Go build names it (internal/version):
+    the tag for a tagged commit (v1.2.3 -> 1.2.3), else a development version
+    naming the commit (0.0.0.dev0+g<rev>, or 1.2.3.post<n>.dev0+g<rev> n
+    commits after a tag), with .dirty for uncommitted changes; 0.0.0.dev0
+    outside a git checkout."""
+    def git(*args):
+        r = subprocess.run(["git", "-C", REPO, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+    if shutil.which("git") is None or not git("rev-parse", "--git-dir"):
+        return "0.0.0.dev0"
+    dirty = ".dirty" if git("status", "--porcelain", "--untracked-files=no") else ""
+    desc = git("describe", "--tags", "--match", "v[0-9]*", "--long")
+    m = re.match(r"^v(\d+\.\d+\.\d+)-(\d+)-g([0-9a-f]+)$", desc)
+    if m:
+        base, n, rev = m.groups()
+        if n == "0":
+            return base + ("+dirty" if dirty else "")
+        return f"{base}.post{n}.dev0+g{rev}{dirty}"
+    rev = git("rev-parse", "--short=12", "HEAD")
+    return f"0.0.0.dev0+g{rev}{dirty}" if rev else "0.0.0.dev0"
 
 
 def _library(tmp):
