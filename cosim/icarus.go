@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"ibreservoir/internal/license"
 	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
@@ -58,7 +59,7 @@ func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	}
 	layout := hexLayout()
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n//\n// ibr_example_tb: the self-checking example testbench of %s.\n", verilog.Header, module)
+	fmt.Fprintf(&b, "%s\n// %s\n//\n// ibr_example_tb: the self-checking example testbench of %s.\n", verilog.Header, license.Line, module)
 	fmt.Fprintf(&b, "// Run it from the directory ibreservoir verilog wrote, on that configuration's\n")
 	fmt.Fprintf(&b, "// vectors (ibreservoir vectors; here out/vectors/stage/%s/stage.hex):\n//\n", c.Name())
 	for _, l := range strings.Split(ExampleCommands("out/vectors/stage/"+c.Name()+"/stage.hex"), "\n") {

@@ -8,6 +8,7 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/license"
 	"ibreservoir/lfsr"
 	"ibreservoir/refmodel"
 	"ibreservoir/rng"
@@ -144,7 +145,7 @@ func vcrcMasks(n int) [16][2]uint64 {
 func Package() ([]byte, error) {
 	var b bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("%s\n//\n", PackageHeader)
+	w("%s\n// %s\n//\n", PackageHeader, license.Line)
 	w(`// ibr_pkg: the kinds and constants of the ibr_stage library (the one-reservoir
 // switch stage of thesis section 5.7, Alg. 8; docs/rtl.md). Modules take their
 // kinds as these enums (parameter ibr_pkg::hash_e HashKind = ibr_pkg::HashMult0),

@@ -27,6 +27,7 @@ import (
 	"ibreservoir/hash"
 	"ibreservoir/header"
 	"ibreservoir/internal/atomicfile"
+	"ibreservoir/internal/license"
 	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 )
@@ -373,7 +374,7 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	g, _ := c.generator()
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n//\n", Header)
+	fmt.Fprintf(&b, "%s\n// %s\n//\n", Header, license.Line)
 	fmt.Fprintf(&b, "// %s: ibr_switch_stage (ibr_switch_stage.sv)\n// for hash %s, generator %s, ", c.Module(), c.Hash.Kind, c.Generator)
 	if g.kind == GenSender {
 		fmt.Fprintf(&b, "sender draws L=%d (hop_rand %d bits),\n", c.SenderL, c.SenderL+1)
