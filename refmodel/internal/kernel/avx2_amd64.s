@@ -116,7 +116,7 @@ TEXT ·parityAVX2(SB), NOSPLIT, $32-104
 	JMP     done
 
 class0:
-	// quad false, two outputs false, sign false: groups of 4 blocks (32 links)
+	// quad false, two outputs false, sign false: groups of 5 blocks (40 links)
 	XORQ R8, R8
 
 c0group:
@@ -126,55 +126,67 @@ c0group:
 	// rem = min(len(ds) - j, 8G): the group's live links
 	MOVQ    CX, R9
 	SUBQ    R8, R9
-	MOVQ    $0x00000020, R11
+	MOVQ    $0x00000028, R11
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y14, Y14, Y14
 	VPXOR        Y0, Y0, Y0
-	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c0ld0
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   (AX)(R8*4), Y8, Y0
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   (AX)(R8*4), Y10, Y0
 
 c0ld0:
 	VPXOR        Y1, Y1, Y1
-	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c0ld1
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   32(AX)(R8*4), Y8, Y1
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   32(AX)(R8*4), Y10, Y1
 
 c0ld1:
 	VPXOR        Y2, Y2, Y2
-	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c0ld2
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   64(AX)(R8*4), Y8, Y2
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   64(AX)(R8*4), Y10, Y2
 
 c0ld2:
 	VPXOR        Y3, Y3, Y3
-	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c0ld3
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   96(AX)(R8*4), Y8, Y3
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   96(AX)(R8*4), Y10, Y3
 
 c0ld3:
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c0ld4
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   128(AX)(R8*4), Y10, Y4
+
+c0ld4:
 	// Dispatch on the live blocks, ceil(rem/8)
 	MOVQ R9, R10
 	ADDQ $0x07, R10
@@ -185,7 +197,9 @@ c0ld3:
 	JE   c0blocks2
 	CMPQ R10, $0x03
 	JE   c0blocks3
-	JMP  c0blocks4
+	CMPQ R10, $0x04
+	JE   c0blocks4
+	JMP  c0blocks5
 
 c0blocks1:
 	MOVQ DX, R10
@@ -193,23 +207,22 @@ c0blocks1:
 c0rec1:
 	CMPQ         R10, BX
 	JAE          c0store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, R10
 	JMP          c0rec1
 
@@ -219,38 +232,36 @@ c0blocks2:
 c0rec2:
 	CMPQ         R10, BX
 	JAE          c0store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c0rec2
 
@@ -260,53 +271,50 @@ c0blocks3:
 c0rec3:
 	CMPQ         R10, BX
 	JAE          c0store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y6, Y6
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c0rec3
 
@@ -316,166 +324,265 @@ c0blocks4:
 c0rec4:
 	CMPQ         R10, BX
 	JAE          c0store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y6, Y6
-	VPMULLD      Y3, Y10, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y7, Y7
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
+	VPMULLD      Y3, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c0rec4
+
+c0blocks5:
+	MOVQ DX, R10
+
+c0rec5:
+	CMPQ         R10, BX
+	JAE          c0store
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
+	VPMULLD      Y3, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y8, Y8
+	VPMULLD      Y4, Y12, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y9, Y9
+	ADDQ         $0x10, R10
+	JMP          c0rec5
 
 c0store:
 	// out[j:j+8G] += the sums widened to 64 bits, live lanes only
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c0st0
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X5, Y10
+	VEXTRACTI128 $0x01, Y5, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   (SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   32(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c0st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c0st1
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X6, Y10
+	VEXTRACTI128 $0x01, Y6, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   64(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   96(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c0st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c0st2
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X7, Y10
+	VEXTRACTI128 $0x01, Y7, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   128(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   160(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c0st2:
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c0st3
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   192(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 192(SI)(R8*8)
+	VPMOVSXDQ    X8, Y10
+	VEXTRACTI128 $0x01, Y8, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   192(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 192(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   224(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 224(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   224(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 224(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c0st3:
-	ADDQ $0x20, R8
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c0st4
+	VPMOVSXDQ    X9, Y10
+	VEXTRACTI128 $0x01, Y9, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   256(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 256(SI)(R8*8)
+	SUBQ         $0x04, R10
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   288(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 288(SI)(R8*8)
+	ADDQ         $0x04, R10
+
+c0st4:
+	ADDQ $0x28, R8
 	JMP  c0group
 
 class1:
-	// quad true, two outputs false, sign false: groups of 4 blocks (32 links)
+	// quad true, two outputs false, sign false: groups of 5 blocks (40 links)
 	XORQ R8, R8
 
 c1group:
@@ -485,55 +592,67 @@ c1group:
 	// rem = min(len(ds) - j, 8G): the group's live links
 	MOVQ    CX, R9
 	SUBQ    R8, R9
-	MOVQ    $0x00000020, R11
+	MOVQ    $0x00000028, R11
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y14, Y14, Y14
 	VPXOR        Y0, Y0, Y0
-	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c1ld0
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   (AX)(R8*4), Y8, Y0
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   (AX)(R8*4), Y10, Y0
 
 c1ld0:
 	VPXOR        Y1, Y1, Y1
-	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c1ld1
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   32(AX)(R8*4), Y8, Y1
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   32(AX)(R8*4), Y10, Y1
 
 c1ld1:
 	VPXOR        Y2, Y2, Y2
-	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c1ld2
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   64(AX)(R8*4), Y8, Y2
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   64(AX)(R8*4), Y10, Y2
 
 c1ld2:
 	VPXOR        Y3, Y3, Y3
-	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c1ld3
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   96(AX)(R8*4), Y8, Y3
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   96(AX)(R8*4), Y10, Y3
 
 c1ld3:
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c1ld4
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   128(AX)(R8*4), Y10, Y4
+
+c1ld4:
 	// Dispatch on the live blocks, ceil(rem/8)
 	MOVQ R9, R10
 	ADDQ $0x07, R10
@@ -544,7 +663,9 @@ c1ld3:
 	JE   c1blocks2
 	CMPQ R10, $0x03
 	JE   c1blocks3
-	JMP  c1blocks4
+	CMPQ R10, $0x04
+	JE   c1blocks4
+	JMP  c1blocks5
 
 c1blocks1:
 	MOVQ DX, R10
@@ -552,27 +673,26 @@ c1blocks1:
 c1rec1:
 	CMPQ         R10, BX
 	JAE          c1store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, R10
 	JMP          c1rec1
 
@@ -582,45 +702,43 @@ c1blocks2:
 c1rec2:
 	CMPQ         R10, BX
 	JAE          c1store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPMULLD      Y1, Y12, Y9
-	VPMULLD      Y1, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c1rec2
 
@@ -630,63 +748,60 @@ c1blocks3:
 c1rec3:
 	CMPQ         R10, BX
 	JAE          c1store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPMULLD      Y1, Y12, Y9
-	VPMULLD      Y1, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y10, Y8
-	VPMULLD      Y2, Y12, Y9
-	VPMULLD      Y2, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y6, Y6
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPMULLD      Y2, Y15, Y11
+	VPMULLD      Y2, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c1rec3
 
@@ -696,175 +811,290 @@ c1blocks4:
 c1rec4:
 	CMPQ         R10, BX
 	JAE          c1store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPMULLD      Y1, Y12, Y9
-	VPMULLD      Y1, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y10, Y8
-	VPMULLD      Y2, Y12, Y9
-	VPMULLD      Y2, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y6, Y6
-	VPMULLD      Y3, Y10, Y8
-	VPMULLD      Y3, Y12, Y9
-	VPMULLD      Y3, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPAND        (SP), Y8, Y8
-	VPSLLD       $0x10, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y7, Y7
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPMULLD      Y2, Y15, Y11
+	VPMULLD      Y2, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
+	VPMULLD      Y3, Y12, Y10
+	VPMULLD      Y3, Y15, Y11
+	VPMULLD      Y3, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c1rec4
+
+c1blocks5:
+	MOVQ DX, R10
+
+c1rec5:
+	CMPQ         R10, BX
+	JAE          c1store
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPMULLD      Y2, Y15, Y11
+	VPMULLD      Y2, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
+	VPMULLD      Y3, Y12, Y10
+	VPMULLD      Y3, Y15, Y11
+	VPMULLD      Y3, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y8, Y8
+	VPMULLD      Y4, Y12, Y10
+	VPMULLD      Y4, Y15, Y11
+	VPMULLD      Y4, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y9, Y9
+	ADDQ         $0x10, R10
+	JMP          c1rec5
 
 c1store:
 	// out[j:j+8G] += the sums widened to 64 bits, live lanes only
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c1st0
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X5, Y10
+	VEXTRACTI128 $0x01, Y5, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   (SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   32(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c1st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c1st1
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X6, Y10
+	VEXTRACTI128 $0x01, Y6, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   64(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   96(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c1st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c1st2
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X7, Y10
+	VEXTRACTI128 $0x01, Y7, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   128(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   160(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c1st2:
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c1st3
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   192(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 192(SI)(R8*8)
+	VPMOVSXDQ    X8, Y10
+	VEXTRACTI128 $0x01, Y8, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   192(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 192(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   224(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 224(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   224(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 224(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c1st3:
-	ADDQ $0x20, R8
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c1st4
+	VPMOVSXDQ    X9, Y10
+	VEXTRACTI128 $0x01, Y9, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   256(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 256(SI)(R8*8)
+	SUBQ         $0x04, R10
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   288(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 288(SI)(R8*8)
+	ADDQ         $0x04, R10
+
+c1st4:
+	ADDQ $0x28, R8
 	JMP  c1group
 
 class2:
@@ -882,7 +1112,8 @@ c2group:
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y13, Y13, Y13
 	VPXOR        Y0, Y0, Y0
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y6, Y6, Y6
@@ -937,7 +1168,7 @@ c2rec1:
 	JAE          c2store
 	VPBROADCASTD (R10), Y11
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y13
+	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
 	VPAND        (SP), Y9, Y9
 	VPSLLD       $0x10, Y9, Y10
@@ -950,10 +1181,9 @@ c2rec1:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c2rec1
@@ -966,7 +1196,7 @@ c2rec2:
 	JAE          c2store
 	VPBROADCASTD (R10), Y11
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y13
+	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
 	VPAND        (SP), Y9, Y9
 	VPSLLD       $0x10, Y9, Y10
@@ -979,10 +1209,9 @@ c2rec2:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
 	VPAND        (SP), Y9, Y9
@@ -996,10 +1225,9 @@ c2rec2:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c2rec2
@@ -1012,7 +1240,7 @@ c2rec3:
 	JAE          c2store
 	VPBROADCASTD (R10), Y11
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y13
+	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
 	VPAND        (SP), Y9, Y9
 	VPSLLD       $0x10, Y9, Y10
@@ -1025,10 +1253,9 @@ c2rec3:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
 	VPAND        (SP), Y9, Y9
@@ -1042,10 +1269,9 @@ c2rec3:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	VPMULLD      Y2, Y11, Y9
 	VPAND        (SP), Y9, Y9
@@ -1059,10 +1285,9 @@ c2rec3:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y5, Y5
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c2rec3
@@ -1072,117 +1297,117 @@ c2store:
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c2st0
-	VPMOVSXDQ    X3, Y0
-	VEXTRACTI128 $0x01, Y3, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X3, Y9
+	VEXTRACTI128 $0x01, Y3, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (DI)(R8*8)
+	VPMOVSXDQ    X6, Y9
+	VEXTRACTI128 $0x01, Y6, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c2st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c2st1
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X4, Y9
+	VEXTRACTI128 $0x01, Y4, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(DI)(R8*8)
+	VPMOVSXDQ    X7, Y9
+	VEXTRACTI128 $0x01, Y7, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c2st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c2st2
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X5, Y9
+	VEXTRACTI128 $0x01, Y5, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X8, Y0
-	VEXTRACTI128 $0x01, Y8, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(DI)(R8*8)
+	VPMOVSXDQ    X8, Y9
+	VEXTRACTI128 $0x01, Y8, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c2st2:
@@ -1204,7 +1429,8 @@ c3group:
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y13, Y13, Y13
 	VPXOR        Y0, Y0, Y0
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y6, Y6, Y6
@@ -1258,11 +1484,11 @@ c3rec1:
 	CMPQ         R10, BX
 	JAE          c3store
 	VPBROADCASTD (R10), Y11
-	VPBROADCASTD 4(R10), Y13
+	VPBROADCASTD 4(R10), Y14
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y14
+	VPBROADCASTD 12(R10), Y15
 	VPMULLD      Y0, Y11, Y9
-	VPMULLD      Y0, Y13, Y10
+	VPMULLD      Y0, Y14, Y10
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
@@ -1276,10 +1502,9 @@ c3rec1:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c3rec1
@@ -1291,11 +1516,11 @@ c3rec2:
 	CMPQ         R10, BX
 	JAE          c3store
 	VPBROADCASTD (R10), Y11
-	VPBROADCASTD 4(R10), Y13
+	VPBROADCASTD 4(R10), Y14
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y14
+	VPBROADCASTD 12(R10), Y15
 	VPMULLD      Y0, Y11, Y9
-	VPMULLD      Y0, Y13, Y10
+	VPMULLD      Y0, Y14, Y10
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
@@ -1309,13 +1534,12 @@ c3rec2:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
-	VPMULLD      Y1, Y13, Y10
+	VPMULLD      Y1, Y14, Y10
 	VPMULLD      Y1, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
@@ -1329,10 +1553,9 @@ c3rec2:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c3rec2
@@ -1344,11 +1567,11 @@ c3rec3:
 	CMPQ         R10, BX
 	JAE          c3store
 	VPBROADCASTD (R10), Y11
-	VPBROADCASTD 4(R10), Y13
+	VPBROADCASTD 4(R10), Y14
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y14
+	VPBROADCASTD 12(R10), Y15
 	VPMULLD      Y0, Y11, Y9
-	VPMULLD      Y0, Y13, Y10
+	VPMULLD      Y0, Y14, Y10
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
@@ -1362,13 +1585,12 @@ c3rec3:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
-	VPMULLD      Y1, Y13, Y10
+	VPMULLD      Y1, Y14, Y10
 	VPMULLD      Y1, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
@@ -1382,13 +1604,12 @@ c3rec3:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	VPMULLD      Y2, Y11, Y9
-	VPMULLD      Y2, Y13, Y10
+	VPMULLD      Y2, Y14, Y10
 	VPMULLD      Y2, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
@@ -1402,10 +1623,9 @@ c3rec3:
 	VPXOR        Y10, Y9, Y9
 	VPSLLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y5, Y5
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c3rec3
@@ -1415,117 +1635,117 @@ c3store:
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c3st0
-	VPMOVSXDQ    X3, Y0
-	VEXTRACTI128 $0x01, Y3, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X3, Y9
+	VEXTRACTI128 $0x01, Y3, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (DI)(R8*8)
+	VPMOVSXDQ    X6, Y9
+	VEXTRACTI128 $0x01, Y6, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c3st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c3st1
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X4, Y9
+	VEXTRACTI128 $0x01, Y4, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(DI)(R8*8)
+	VPMOVSXDQ    X7, Y9
+	VEXTRACTI128 $0x01, Y7, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c3st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c3st2
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X5, Y9
+	VEXTRACTI128 $0x01, Y5, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X8, Y0
-	VEXTRACTI128 $0x01, Y8, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(DI)(R8*8)
+	VPMOVSXDQ    X8, Y9
+	VEXTRACTI128 $0x01, Y8, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c3st2:
@@ -1533,7 +1753,7 @@ c3st2:
 	JMP  c3group
 
 class4:
-	// quad false, two outputs false, sign true: groups of 4 blocks (32 links)
+	// quad false, two outputs false, sign true: groups of 6 blocks (48 links)
 	XORQ R8, R8
 
 c4group:
@@ -1543,55 +1763,78 @@ c4group:
 	// rem = min(len(ds) - j, 8G): the group's live links
 	MOVQ    CX, R9
 	SUBQ    R8, R9
-	MOVQ    $0x00000020, R11
+	MOVQ    $0x00000030, R11
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y15, Y15, Y15
 	VPXOR        Y0, Y0, Y0
-	VPXOR        Y4, Y4, Y4
+	VPXOR        Y6, Y6, Y6
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c4ld0
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   (AX)(R8*4), Y8, Y0
+	VMOVD        R10, X12
+	VPBROADCASTD X12, Y12
+	VPCMPGTD     avx2iota<>+0(SB), Y12, Y12
+	VPMASKMOVD   (AX)(R8*4), Y12, Y0
 
 c4ld0:
 	VPXOR        Y1, Y1, Y1
-	VPXOR        Y5, Y5, Y5
+	VPXOR        Y7, Y7, Y7
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c4ld1
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   32(AX)(R8*4), Y8, Y1
+	VMOVD        R10, X12
+	VPBROADCASTD X12, Y12
+	VPCMPGTD     avx2iota<>+0(SB), Y12, Y12
+	VPMASKMOVD   32(AX)(R8*4), Y12, Y1
 
 c4ld1:
 	VPXOR        Y2, Y2, Y2
-	VPXOR        Y6, Y6, Y6
+	VPXOR        Y8, Y8, Y8
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c4ld2
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   64(AX)(R8*4), Y8, Y2
+	VMOVD        R10, X12
+	VPBROADCASTD X12, Y12
+	VPCMPGTD     avx2iota<>+0(SB), Y12, Y12
+	VPMASKMOVD   64(AX)(R8*4), Y12, Y2
 
 c4ld2:
 	VPXOR        Y3, Y3, Y3
-	VPXOR        Y7, Y7, Y7
+	VPXOR        Y9, Y9, Y9
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c4ld3
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   96(AX)(R8*4), Y8, Y3
+	VMOVD        R10, X12
+	VPBROADCASTD X12, Y12
+	VPCMPGTD     avx2iota<>+0(SB), Y12, Y12
+	VPMASKMOVD   96(AX)(R8*4), Y12, Y3
 
 c4ld3:
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y10, Y10, Y10
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c4ld4
+	VMOVD        R10, X12
+	VPBROADCASTD X12, Y12
+	VPCMPGTD     avx2iota<>+0(SB), Y12, Y12
+	VPMASKMOVD   128(AX)(R8*4), Y12, Y4
+
+c4ld4:
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y11, Y11, Y11
+	MOVQ         R9, R10
+	SUBQ         $0x28, R10
+	JLE          c4ld5
+	VMOVD        R10, X12
+	VPBROADCASTD X12, Y12
+	VPCMPGTD     avx2iota<>+0(SB), Y12, Y12
+	VPMASKMOVD   160(AX)(R8*4), Y12, Y5
+
+c4ld5:
 	// Dispatch on the live blocks, ceil(rem/8)
 	MOVQ R9, R10
 	ADDQ $0x07, R10
@@ -1602,7 +1845,11 @@ c4ld3:
 	JE   c4blocks2
 	CMPQ R10, $0x03
 	JE   c4blocks3
-	JMP  c4blocks4
+	CMPQ R10, $0x04
+	JE   c4blocks4
+	CMPQ R10, $0x05
+	JE   c4blocks5
+	JMP  c4blocks6
 
 c4blocks1:
 	MOVQ DX, R10
@@ -1610,12 +1857,11 @@ c4blocks1:
 c4rec1:
 	CMPQ         R10, BX
 	JAE          c4store
-	VPBROADCASTD (R10), Y9
-	VPBROADCASTD 8(R10), Y10
-	VPMULLD      Y0, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y4, Y4
+	VPBROADCASTD (R10), Y13
+	VPBROADCASTD 8(R10), Y14
+	VPMULLD      Y0, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c4rec1
 
@@ -1625,16 +1871,14 @@ c4blocks2:
 c4rec2:
 	CMPQ         R10, BX
 	JAE          c4store
-	VPBROADCASTD (R10), Y9
-	VPBROADCASTD 8(R10), Y10
-	VPMULLD      Y0, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y5, Y5
+	VPBROADCASTD (R10), Y13
+	VPBROADCASTD 8(R10), Y14
+	VPMULLD      Y0, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y6, Y6
+	VPMULLD      Y1, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c4rec2
 
@@ -1644,20 +1888,17 @@ c4blocks3:
 c4rec3:
 	CMPQ         R10, BX
 	JAE          c4store
-	VPBROADCASTD (R10), Y9
-	VPBROADCASTD 8(R10), Y10
-	VPMULLD      Y0, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y6, Y6
+	VPBROADCASTD (R10), Y13
+	VPBROADCASTD 8(R10), Y14
+	VPMULLD      Y0, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y6, Y6
+	VPMULLD      Y1, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y7, Y7
+	VPMULLD      Y2, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c4rec3
 
@@ -1667,122 +1908,217 @@ c4blocks4:
 c4rec4:
 	CMPQ         R10, BX
 	JAE          c4store
-	VPBROADCASTD (R10), Y9
-	VPBROADCASTD 8(R10), Y10
-	VPMULLD      Y0, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y6, Y6
-	VPMULLD      Y3, Y9, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y10, Y8, Y8
-	VPADDD       Y8, Y7, Y7
+	VPBROADCASTD (R10), Y13
+	VPBROADCASTD 8(R10), Y14
+	VPMULLD      Y0, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y6, Y6
+	VPMULLD      Y1, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y7, Y7
+	VPMULLD      Y2, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y8, Y8
+	VPMULLD      Y3, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y9, Y9
 	ADDQ         $0x10, R10
 	JMP          c4rec4
+
+c4blocks5:
+	MOVQ DX, R10
+
+c4rec5:
+	CMPQ         R10, BX
+	JAE          c4store
+	VPBROADCASTD (R10), Y13
+	VPBROADCASTD 8(R10), Y14
+	VPMULLD      Y0, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y6, Y6
+	VPMULLD      Y1, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y7, Y7
+	VPMULLD      Y2, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y8, Y8
+	VPMULLD      Y3, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y9, Y9
+	VPMULLD      Y4, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y10, Y10
+	ADDQ         $0x10, R10
+	JMP          c4rec5
+
+c4blocks6:
+	MOVQ DX, R10
+
+c4rec6:
+	CMPQ         R10, BX
+	JAE          c4store
+	VPBROADCASTD (R10), Y13
+	VPBROADCASTD 8(R10), Y14
+	VPMULLD      Y0, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y6, Y6
+	VPMULLD      Y1, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y7, Y7
+	VPMULLD      Y2, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y8, Y8
+	VPMULLD      Y3, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y9, Y9
+	VPMULLD      Y4, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y10, Y10
+	VPMULLD      Y5, Y13, Y12
+	VBLENDVPS    Y12, Y14, Y15, Y12
+	VPADDD       Y12, Y11, Y11
+	ADDQ         $0x10, R10
+	JMP          c4rec6
 
 c4store:
 	// out[j:j+8G] += the sums widened to 64 bits, live lanes only
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c4st0
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X6, Y12
+	VEXTRACTI128 $0x01, Y6, X13
+	VPMOVSXDQ    X13, Y13
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   (SI)(R8*8), Y14, Y15
+	VPADDQ       Y12, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   32(SI)(R8*8), Y14, Y15
+	VPADDQ       Y13, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c4st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c4st1
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X7, Y12
+	VEXTRACTI128 $0x01, Y7, X13
+	VPMOVSXDQ    X13, Y13
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   64(SI)(R8*8), Y14, Y15
+	VPADDQ       Y12, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   96(SI)(R8*8), Y14, Y15
+	VPADDQ       Y13, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c4st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c4st2
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X8, Y12
+	VEXTRACTI128 $0x01, Y8, X13
+	VPMOVSXDQ    X13, Y13
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   128(SI)(R8*8), Y14, Y15
+	VPADDQ       Y12, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   160(SI)(R8*8), Y14, Y15
+	VPADDQ       Y13, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c4st2:
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c4st3
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   192(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 192(SI)(R8*8)
+	VPMOVSXDQ    X9, Y12
+	VEXTRACTI128 $0x01, Y9, X13
+	VPMOVSXDQ    X13, Y13
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   192(SI)(R8*8), Y14, Y15
+	VPADDQ       Y12, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 192(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   224(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 224(SI)(R8*8)
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   224(SI)(R8*8), Y14, Y15
+	VPADDQ       Y13, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 224(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c4st3:
-	ADDQ $0x20, R8
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c4st4
+	VPMOVSXDQ    X10, Y12
+	VEXTRACTI128 $0x01, Y10, X13
+	VPMOVSXDQ    X13, Y13
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   256(SI)(R8*8), Y14, Y15
+	VPADDQ       Y12, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 256(SI)(R8*8)
+	SUBQ         $0x04, R10
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   288(SI)(R8*8), Y14, Y15
+	VPADDQ       Y13, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 288(SI)(R8*8)
+	ADDQ         $0x04, R10
+
+c4st4:
+	MOVQ         R9, R10
+	SUBQ         $0x28, R10
+	JLE          c4st5
+	VPMOVSXDQ    X11, Y12
+	VEXTRACTI128 $0x01, Y11, X13
+	VPMOVSXDQ    X13, Y13
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   320(SI)(R8*8), Y14, Y15
+	VPADDQ       Y12, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 320(SI)(R8*8)
+	SUBQ         $0x04, R10
+	VMOVQ        R10, X14
+	VPBROADCASTQ X14, Y14
+	VPCMPGTQ     avx2iota<>+32(SB), Y14, Y14
+	VPMASKMOVQ   352(SI)(R8*8), Y14, Y15
+	VPADDQ       Y13, Y15, Y15
+	VPMASKMOVQ   Y15, Y14, 352(SI)(R8*8)
+	ADDQ         $0x04, R10
+
+c4st5:
+	ADDQ $0x30, R8
 	JMP  c4group
 
 class5:
-	// quad true, two outputs false, sign true: groups of 4 blocks (32 links)
+	// quad true, two outputs false, sign true: groups of 5 blocks (40 links)
 	XORQ R8, R8
 
 c5group:
@@ -1792,55 +2128,67 @@ c5group:
 	// rem = min(len(ds) - j, 8G): the group's live links
 	MOVQ    CX, R9
 	SUBQ    R8, R9
-	MOVQ    $0x00000020, R11
+	MOVQ    $0x00000028, R11
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y14, Y14, Y14
 	VPXOR        Y0, Y0, Y0
-	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c5ld0
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   (AX)(R8*4), Y8, Y0
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   (AX)(R8*4), Y10, Y0
 
 c5ld0:
 	VPXOR        Y1, Y1, Y1
-	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c5ld1
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   32(AX)(R8*4), Y8, Y1
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   32(AX)(R8*4), Y10, Y1
 
 c5ld1:
 	VPXOR        Y2, Y2, Y2
-	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c5ld2
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   64(AX)(R8*4), Y8, Y2
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   64(AX)(R8*4), Y10, Y2
 
 c5ld2:
 	VPXOR        Y3, Y3, Y3
-	VPXOR        Y7, Y7, Y7
+	VPXOR        Y8, Y8, Y8
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c5ld3
-	VMOVD        R10, X8
-	VPBROADCASTD X8, Y8
-	VPCMPGTD     avx2iota<>+0(SB), Y8, Y8
-	VPMASKMOVD   96(AX)(R8*4), Y8, Y3
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   96(AX)(R8*4), Y10, Y3
 
 c5ld3:
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y9, Y9, Y9
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c5ld4
+	VMOVD        R10, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     avx2iota<>+0(SB), Y10, Y10
+	VPMASKMOVD   128(AX)(R8*4), Y10, Y4
+
+c5ld4:
 	// Dispatch on the live blocks, ceil(rem/8)
 	MOVQ R9, R10
 	ADDQ $0x07, R10
@@ -1851,7 +2199,9 @@ c5ld3:
 	JE   c5blocks2
 	CMPQ R10, $0x03
 	JE   c5blocks3
-	JMP  c5blocks4
+	CMPQ R10, $0x04
+	JE   c5blocks4
+	JMP  c5blocks5
 
 c5blocks1:
 	MOVQ DX, R10
@@ -1859,16 +2209,15 @@ c5blocks1:
 c5rec1:
 	CMPQ         R10, BX
 	JAE          c5store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, R10
 	JMP          c5rec1
 
@@ -1878,23 +2227,21 @@ c5blocks2:
 c5rec2:
 	CMPQ         R10, BX
 	JAE          c5store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPMULLD      Y1, Y12, Y9
-	VPMULLD      Y1, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c5rec2
 
@@ -1904,30 +2251,27 @@ c5blocks3:
 c5rec3:
 	CMPQ         R10, BX
 	JAE          c5store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPMULLD      Y1, Y12, Y9
-	VPMULLD      Y1, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y10, Y8
-	VPMULLD      Y2, Y12, Y9
-	VPMULLD      Y2, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y6, Y6
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPMULLD      Y2, Y15, Y11
+	VPMULLD      Y2, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c5rec3
 
@@ -1937,131 +2281,191 @@ c5blocks4:
 c5rec4:
 	CMPQ         R10, BX
 	JAE          c5store
-	VPBROADCASTD (R10), Y10
-	VPBROADCASTD 4(R10), Y12
-	VPBROADCASTD 8(R10), Y11
-	VPMULLD      Y0, Y10, Y8
-	VPMULLD      Y0, Y12, Y9
-	VPMULLD      Y0, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y4, Y4
-	VPMULLD      Y1, Y10, Y8
-	VPMULLD      Y1, Y12, Y9
-	VPMULLD      Y1, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y5, Y5
-	VPMULLD      Y2, Y10, Y8
-	VPMULLD      Y2, Y12, Y9
-	VPMULLD      Y2, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y6, Y6
-	VPMULLD      Y3, Y10, Y8
-	VPMULLD      Y3, Y12, Y9
-	VPMULLD      Y3, Y9, Y9
-	VPADDD       Y9, Y8, Y8
-	VPSRAD       $0x1f, Y8, Y8
-	VPAND        Y11, Y8, Y8
-	VPADDD       Y8, Y7, Y7
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPMULLD      Y2, Y15, Y11
+	VPMULLD      Y2, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
+	VPMULLD      Y3, Y12, Y10
+	VPMULLD      Y3, Y15, Y11
+	VPMULLD      Y3, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c5rec4
+
+c5blocks5:
+	MOVQ DX, R10
+
+c5rec5:
+	CMPQ         R10, BX
+	JAE          c5store
+	VPBROADCASTD (R10), Y12
+	VPBROADCASTD 4(R10), Y15
+	VPBROADCASTD 8(R10), Y13
+	VPMULLD      Y0, Y12, Y10
+	VPMULLD      Y0, Y15, Y11
+	VPMULLD      Y0, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y5, Y5
+	VPMULLD      Y1, Y12, Y10
+	VPMULLD      Y1, Y15, Y11
+	VPMULLD      Y1, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y6, Y6
+	VPMULLD      Y2, Y12, Y10
+	VPMULLD      Y2, Y15, Y11
+	VPMULLD      Y2, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y7, Y7
+	VPMULLD      Y3, Y12, Y10
+	VPMULLD      Y3, Y15, Y11
+	VPMULLD      Y3, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y8, Y8
+	VPMULLD      Y4, Y12, Y10
+	VPMULLD      Y4, Y15, Y11
+	VPMULLD      Y4, Y11, Y11
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y13, Y14, Y10
+	VPADDD       Y10, Y9, Y9
+	ADDQ         $0x10, R10
+	JMP          c5rec5
 
 c5store:
 	// out[j:j+8G] += the sums widened to 64 bits, live lanes only
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c5st0
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X5, Y10
+	VEXTRACTI128 $0x01, Y5, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   (SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   32(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c5st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c5st1
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X6, Y10
+	VEXTRACTI128 $0x01, Y6, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   64(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   96(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c5st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c5st2
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X7, Y10
+	VEXTRACTI128 $0x01, Y7, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   128(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   160(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c5st2:
 	MOVQ         R9, R10
 	SUBQ         $0x18, R10
 	JLE          c5st3
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   192(SI)(R8*8), Y2, Y8
-	VPADDQ       Y0, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 192(SI)(R8*8)
+	VPMOVSXDQ    X8, Y10
+	VEXTRACTI128 $0x01, Y8, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   192(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 192(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   224(SI)(R8*8), Y2, Y8
-	VPADDQ       Y1, Y8, Y8
-	VPMASKMOVQ   Y8, Y2, 224(SI)(R8*8)
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   224(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 224(SI)(R8*8)
 	ADDQ         $0x04, R10
 
 c5st3:
-	ADDQ $0x20, R8
+	MOVQ         R9, R10
+	SUBQ         $0x20, R10
+	JLE          c5st4
+	VPMOVSXDQ    X9, Y10
+	VEXTRACTI128 $0x01, Y9, X12
+	VPMOVSXDQ    X12, Y12
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   256(SI)(R8*8), Y13, Y14
+	VPADDQ       Y10, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 256(SI)(R8*8)
+	SUBQ         $0x04, R10
+	VMOVQ        R10, X13
+	VPBROADCASTQ X13, Y13
+	VPCMPGTQ     avx2iota<>+32(SB), Y13, Y13
+	VPMASKMOVQ   288(SI)(R8*8), Y13, Y14
+	VPADDQ       Y12, Y14, Y14
+	VPMASKMOVQ   Y14, Y13, 288(SI)(R8*8)
+	ADDQ         $0x04, R10
+
+c5st4:
+	ADDQ $0x28, R8
 	JMP  c5group
 
 class6:
@@ -2079,7 +2483,8 @@ c6group:
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y13, Y13, Y13
 	VPXOR        Y0, Y0, Y0
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y6, Y6, Y6
@@ -2134,12 +2539,11 @@ c6rec1:
 	JAE          c6store
 	VPBROADCASTD (R10), Y11
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y13
+	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c6rec1
@@ -2152,18 +2556,16 @@ c6rec2:
 	JAE          c6store
 	VPBROADCASTD (R10), Y11
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y13
+	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c6rec2
@@ -2176,24 +2578,21 @@ c6rec3:
 	JAE          c6store
 	VPBROADCASTD (R10), Y11
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y13
+	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	VPMULLD      Y2, Y11, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y5, Y5
-	VPAND        Y13, Y9, Y9
+	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c6rec3
@@ -2203,117 +2602,117 @@ c6store:
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c6st0
-	VPMOVSXDQ    X3, Y0
-	VEXTRACTI128 $0x01, Y3, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X3, Y9
+	VEXTRACTI128 $0x01, Y3, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (DI)(R8*8)
+	VPMOVSXDQ    X6, Y9
+	VEXTRACTI128 $0x01, Y6, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c6st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c6st1
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X4, Y9
+	VEXTRACTI128 $0x01, Y4, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(DI)(R8*8)
+	VPMOVSXDQ    X7, Y9
+	VEXTRACTI128 $0x01, Y7, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c6st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c6st2
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X5, Y9
+	VEXTRACTI128 $0x01, Y5, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X8, Y0
-	VEXTRACTI128 $0x01, Y8, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(DI)(R8*8)
+	VPMOVSXDQ    X8, Y9
+	VEXTRACTI128 $0x01, Y8, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c6st2:
@@ -2335,7 +2734,8 @@ c7group:
 	CMPQ    R9, R11
 	CMOVQGT R11, R9
 
-	// Load each live block's d (zero past the end) and clear the sums
+	// Load each live block's d (zero past the end) and clear the sums and Z
+	VPXOR        Y13, Y13, Y13
 	VPXOR        Y0, Y0, Y0
 	VPXOR        Y3, Y3, Y3
 	VPXOR        Y6, Y6, Y6
@@ -2389,17 +2789,16 @@ c7rec1:
 	CMPQ         R10, BX
 	JAE          c7store
 	VPBROADCASTD (R10), Y11
-	VPBROADCASTD 4(R10), Y13
+	VPBROADCASTD 4(R10), Y14
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y14
+	VPBROADCASTD 12(R10), Y15
 	VPMULLD      Y0, Y11, Y9
-	VPMULLD      Y0, Y13, Y10
+	VPMULLD      Y0, Y14, Y10
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	ADDQ         $0x10, R10
 	JMP          c7rec1
@@ -2411,26 +2810,24 @@ c7rec2:
 	CMPQ         R10, BX
 	JAE          c7store
 	VPBROADCASTD (R10), Y11
-	VPBROADCASTD 4(R10), Y13
+	VPBROADCASTD 4(R10), Y14
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y14
+	VPBROADCASTD 12(R10), Y15
 	VPMULLD      Y0, Y11, Y9
-	VPMULLD      Y0, Y13, Y10
+	VPMULLD      Y0, Y14, Y10
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
-	VPMULLD      Y1, Y13, Y10
+	VPMULLD      Y1, Y14, Y10
 	VPMULLD      Y1, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	ADDQ         $0x10, R10
 	JMP          c7rec2
@@ -2442,35 +2839,32 @@ c7rec3:
 	CMPQ         R10, BX
 	JAE          c7store
 	VPBROADCASTD (R10), Y11
-	VPBROADCASTD 4(R10), Y13
+	VPBROADCASTD 4(R10), Y14
 	VPBROADCASTD 8(R10), Y12
-	VPBROADCASTD 12(R10), Y14
+	VPBROADCASTD 12(R10), Y15
 	VPMULLD      Y0, Y11, Y9
-	VPMULLD      Y0, Y13, Y10
+	VPMULLD      Y0, Y14, Y10
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
-	VPMULLD      Y1, Y13, Y10
+	VPMULLD      Y1, Y14, Y10
 	VPMULLD      Y1, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	VPMULLD      Y2, Y11, Y9
-	VPMULLD      Y2, Y13, Y10
+	VPMULLD      Y2, Y14, Y10
 	VPMULLD      Y2, Y10, Y10
 	VPADDD       Y10, Y9, Y9
-	VPSRAD       $0x1f, Y9, Y9
-	VPAND        Y12, Y9, Y10
+	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y5, Y5
-	VPAND        Y14, Y9, Y9
+	VBLENDVPS    Y9, Y15, Y13, Y9
 	VPADDD       Y9, Y8, Y8
 	ADDQ         $0x10, R10
 	JMP          c7rec3
@@ -2480,117 +2874,117 @@ c7store:
 	MOVQ         R9, R10
 	SUBQ         $0x00, R10
 	JLE          c7st0
-	VPMOVSXDQ    X3, Y0
-	VEXTRACTI128 $0x01, Y3, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (SI)(R8*8)
+	VPMOVSXDQ    X3, Y9
+	VEXTRACTI128 $0x01, Y3, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X6, Y0
-	VEXTRACTI128 $0x01, Y6, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   (DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, (DI)(R8*8)
+	VPMOVSXDQ    X6, Y9
+	VEXTRACTI128 $0x01, Y6, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   (DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, (DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   32(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 32(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   32(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 32(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c7st0:
 	MOVQ         R9, R10
 	SUBQ         $0x08, R10
 	JLE          c7st1
-	VPMOVSXDQ    X4, Y0
-	VEXTRACTI128 $0x01, Y4, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(SI)(R8*8)
+	VPMOVSXDQ    X4, Y9
+	VEXTRACTI128 $0x01, Y4, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X7, Y0
-	VEXTRACTI128 $0x01, Y7, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   64(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 64(DI)(R8*8)
+	VPMOVSXDQ    X7, Y9
+	VEXTRACTI128 $0x01, Y7, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   64(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 64(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   96(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 96(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   96(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 96(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c7st1:
 	MOVQ         R9, R10
 	SUBQ         $0x10, R10
 	JLE          c7st2
-	VPMOVSXDQ    X5, Y0
-	VEXTRACTI128 $0x01, Y5, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(SI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(SI)(R8*8)
+	VPMOVSXDQ    X5, Y9
+	VEXTRACTI128 $0x01, Y5, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(SI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(SI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(SI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(SI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(SI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(SI)(R8*8)
 	ADDQ         $0x04, R10
-	VPMOVSXDQ    X8, Y0
-	VEXTRACTI128 $0x01, Y8, X1
-	VPMOVSXDQ    X1, Y1
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   128(DI)(R8*8), Y2, Y9
-	VPADDQ       Y0, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 128(DI)(R8*8)
+	VPMOVSXDQ    X8, Y9
+	VEXTRACTI128 $0x01, Y8, X11
+	VPMOVSXDQ    X11, Y11
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   128(DI)(R8*8), Y12, Y13
+	VPADDQ       Y9, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 128(DI)(R8*8)
 	SUBQ         $0x04, R10
-	VMOVQ        R10, X2
-	VPBROADCASTQ X2, Y2
-	VPCMPGTQ     avx2iota<>+32(SB), Y2, Y2
-	VPMASKMOVQ   160(DI)(R8*8), Y2, Y9
-	VPADDQ       Y1, Y9, Y9
-	VPMASKMOVQ   Y9, Y2, 160(DI)(R8*8)
+	VMOVQ        R10, X12
+	VPBROADCASTQ X12, Y12
+	VPCMPGTQ     avx2iota<>+32(SB), Y12, Y12
+	VPMASKMOVQ   160(DI)(R8*8), Y12, Y13
+	VPADDQ       Y11, Y13, Y13
+	VPMASKMOVQ   Y13, Y12, 160(DI)(R8*8)
 	ADDQ         $0x04, R10
 
 c7st2:

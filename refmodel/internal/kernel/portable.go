@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math/bits"
+	"unsafe"
 )
 
 // The portable path: plain Go, for every GOARCH, written for speed. The
@@ -55,25 +56,34 @@ func parityPortable(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, m
 	}
 }
 
+// records views recs (a whole number of records) as records, so that the
+// loops over them need no bounds checks.
+func records(recs []uint32) [][RecWords]uint32 {
+	if len(recs) < RecWords {
+		return nil
+	}
+	return unsafe.Slice((*[RecWords]uint32)(unsafe.Pointer(unsafe.SliceData(recs))), len(recs)/RecWords)
+}
+
 // signOne4 is the sign kernel for four links and one output: the sums of w1
 // over the records whose B*d has its sign bit set.
 func signOne4(d *[4]uint32, recs []uint32) (s0, s1, s2, s3 int32) {
-	d0, d1, d2, d3 := d[0], d[1], d[2], d[3]
-	for i := 0; i+RecWords <= len(recs); i += RecWords {
-		r := (*[RecWords]uint32)(recs[i : i+RecWords])
-		b, w := r[0], int32(r[2])
-		s0 += w & (int32(b*d0) >> 31)
-		s1 += w & (int32(b*d1) >> 31)
-		s2 += w & (int32(b*d2) >> 31)
-		s3 += w & (int32(b*d3) >> 31)
+	rs := records(recs)
+	for i := range rs {
+		b, w := rs[i][0], int32(rs[i][2])
+		// d read through the pointer: a multiply from memory keeps the
+		// links out of the registers the sums need.
+		s0 += w & (int32(b*d[0]) >> 31)
+		s1 += w & (int32(b*d[1]) >> 31)
+		s2 += w & (int32(b*d[2]) >> 31)
+		s3 += w & (int32(b*d[3]) >> 31)
 	}
 	return
 }
 
 // signTwo2 is the sign kernel for two links and two outputs.
 func signTwo2(d0, d1 uint32, recs []uint32) (s0, s1, t0, t1 int32) {
-	for i := 0; i+RecWords <= len(recs); i += RecWords {
-		r := (*[RecWords]uint32)(recs[i : i+RecWords])
+	for _, r := range records(recs) {
 		b, w1, w2 := r[0], int32(r[2]), int32(r[3])
 		m0, m1 := int32(b*d0)>>31, int32(b*d1)>>31
 		s0 += w1 & m0
@@ -88,8 +98,7 @@ func signTwo2(d0, d1 uint32, recs []uint32) (s0, s1, t0, t1 int32) {
 // over the records whose (A*d + B)*d = A*d*d + B*d (mod 2^32; A = 0 unless
 // quad) has an odd number of bits under the mask.
 func formTwo2(d0, d1 uint32, recs []uint32, quad bool, mask uint32) (s0, s1, t0, t1 int32) {
-	for i := 0; i+RecWords <= len(recs); i += RecWords {
-		r := (*[RecWords]uint32)(recs[i : i+RecWords])
+	for _, r := range records(recs) {
 		b, a, w1, w2 := r[0], r[1], int32(r[2]), int32(r[3])
 		if !quad {
 			a = 0
@@ -117,8 +126,7 @@ func sipPortable(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swa
 	for j, d := range ds {
 		dl := uint64(d) << laneSh
 		var s1, s2 int64
-		for i := 0; i+RecWords <= len(recs); i += RecWords {
-			r := (*[RecWords]uint32)(recs[i : i+RecWords])
+		for _, r := range records(recs) {
 			h := sip24(v, dl|uint64(r[0])<<recSh)
 			m := -int64((uint32(h) ^ r[1]) & 1)
 			s1 += int64(int32(r[2])) & m

@@ -9,15 +9,15 @@ package main
 //
 //	T = B*d (+ (A*d)*d)        VPMULLD (x3 and VPADDD when quad)
 //	parity only: T &= mask, then T ^= T<<16, <<8, <<4, <<2, <<1: the parity in bit 31
-//	T = T >> 31 (arithmetic)   all ones in the charged lanes
-//	sums += T & w1 (& w2)      VPAND, VPADDD
+//	sums += bit 31 of T ? w1 (w2) : 0     VBLENDVPS (against a zero Z), VPADDD
 //
-// that is four instructions per eight (packet, link) pairs for the sign (the
-// multiplicative and parity hashes), two more for a second output. AVX2 has
-// sixteen Y registers, so G is 4 (32 links) where d, the sums, T (and U, a
-// second temporary for quad, parity and two outputs) and the broadcasts fit,
-// else 3: each of the eight classes (quad, two outputs, sign) has its own
-// group loop, and inside it a record loop for every number of live blocks.
+// that is three instructions per eight (packet, link) pairs for the sign
+// (the multiplicative and parity hashes), two more for a second output.
+// AVX2 has sixteen Y registers: G is the most blocks (up to six, 48 links)
+// whose d, sums, T (and U, a second temporary for quad, parity and two
+// outputs), Z and broadcasts fit. Each of the eight classes (quad, two
+// outputs, sign) has its own group loop, and inside it a record loop for
+// every number of live blocks.
 // The ds past the end load as zero (VPMASKMOVD under a lane mask: a zero
 // product charges nothing), and the sums are widened to 64 bits and added
 // to out1 (out2) under the lane masks (VPMASKMOVQ) once per group and call.
@@ -85,21 +85,24 @@ func b2i(b bool) int {
 }
 
 // regs is the number of Y registers the class's record loop needs with g
-// blocks: d and the sums per block, T, U (quad, parity or two outputs), and
-// the broadcasts of B, w1, A (quad) and w2 (two outputs).
+// blocks: d and the sums per block, T, U (quad, parity or two outputs),
+// zero, and the broadcasts of B, w1, A (quad) and w2 (two outputs).
 func (c parityClass) regs(g int) int {
-	return g*(2+b2i(c.two)) + 1 + b2i(c.quad || !c.sign || c.two) + 2 + b2i(c.quad) + b2i(c.two)
+	return g*(2+b2i(c.two)) + 1 + b2i(c.quad || !c.sign || c.two) + 1 + 2 + b2i(c.quad) + b2i(c.two)
 }
 
-// blocks is the class's G: 4 when the registers allow, else 3.
+// maxBlocks bounds G: past six blocks a group's fixed costs are well
+// amortized.
+const maxBlocks = 6
+
+// blocks is the class's G: the most blocks whose registers fit in sixteen.
 func (c parityClass) blocks() int {
-	if c.regs(4) <= 16 {
-		return 4
+	for g := maxBlocks; g >= 1; g-- {
+		if c.regs(g) <= 16 {
+			return g
+		}
 	}
-	if c.regs(3) > 16 {
-		panic(fmt.Sprintf("class %+v needs %d registers with three blocks", c, c.regs(3)))
-	}
-	return 3
+	panic(fmt.Sprintf("class %+v needs %d registers with one block", c, c.regs(1)))
 }
 
 // broadcastGP sets the Y register y to eight (32-bit) or four (64-bit)
@@ -173,7 +176,7 @@ func parityAVX2() {
 		if c.quad || !c.sign || c.two {
 			yU = take(1)[0]
 		}
-		yB, yW1 := take(1)[0], take(1)[0]
+		yB, yW1, yZ := take(1)[0], take(1)[0], take(1)[0]
 		if c.quad {
 			yA = take(1)[0]
 		}
@@ -195,7 +198,8 @@ func parityAVX2() {
 		CMPQ(rem, t)
 		CMOVQGT(t, rem)
 
-		Comment("Load each live block's d (zero past the end) and clear the sums")
+		Comment("Load each live block's d (zero past the end) and clear the sums and Z")
+		VPXOR(yZ, yZ, yZ)
 		for b := range g {
 			VPXOR(yD[b], yD[b], yD[b])
 			VPXOR(yO1[b], yO1[b], yO1[b])
@@ -251,14 +255,14 @@ func parityAVX2() {
 						VPXOR(yU, yT, yT)
 					}
 				}
-				VPSRAD(U8(31), yT, yT)
+				// w where bit 31 of T is set, else 0
 				if c.two {
-					VPAND(yW1, yT, yU)
+					VBLENDVPS(yT, yW1, yZ, yU)
 					VPADDD(yU, yO1[b], yO1[b])
-					VPAND(yW2, yT, yT)
+					VBLENDVPS(yT, yW2, yZ, yT)
 					VPADDD(yT, yO2[b], yO2[b])
 				} else {
-					VPAND(yW1, yT, yT)
+					VBLENDVPS(yT, yW1, yZ, yT)
 					VPADDD(yT, yO1[b], yO1[b])
 				}
 			}
@@ -278,7 +282,7 @@ func parityAVX2() {
 				sums []VecPhysical
 			}{o2, yO2})
 		}
-		lo, hi, m, v := yD[0], yD[1], yD[2], yT
+		lo, hi, m, v := yT, yB, yW1, yZ // free after the records
 		for b := range g {
 			skip := fmt.Sprintf("%sst%d", pfx, b)
 			MOVQ(rem, r)
