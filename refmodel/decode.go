@@ -89,7 +89,7 @@ type Tally struct {
 	shift    uint
 	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
 	path     *kernel.Path   // the kernels' path; nil for kernel.Default
-	sum1     int64 // batch weights not yet added to every link
+	sum1     int64          // batch weights not yet added to every link
 	sum2     int64
 
 	// Records waiting for the kernels (refmodel/internal/kernel), by the
