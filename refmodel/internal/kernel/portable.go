@@ -26,6 +26,15 @@ func parityPortable(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, m
 			o[2] += int64(s2)
 			o[3] += int64(s3)
 		}
+	case !two:
+		for ; j+4 <= len(ds); j += 4 {
+			s0, s1, s2, s3 := formOne4((*[4]uint32)(ds[j:j+4]), recs, quad, mask)
+			o := (*[4]int64)(out1[j : j+4])
+			o[0] += int64(s0)
+			o[1] += int64(s1)
+			o[2] += int64(s2)
+			o[3] += int64(s3)
+		}
 	case mask == SignMask && !quad:
 		for ; j+2 <= len(ds); j += 2 {
 			s0, s1, t0, t1 := signTwo2(ds[j], ds[j+1], recs)
@@ -94,6 +103,35 @@ func signTwo2(d0, d1 uint32, recs []uint32) (s0, s1, t0, t1 int32) {
 	return
 }
 
+// formOne4 is the kernel of every shape for four links and one output: the
+// sums of w1 over the records whose (A*d + B)*d (A = 0 unless quad) has an
+// odd number of bits under the mask.
+func formOne4(d *[4]uint32, recs []uint32, quad bool, mask uint32) (s0, s1, s2, s3 int32) {
+	rs := records(recs)
+	if !quad {
+		for i := range rs {
+			b, w := rs[i][0], int32(rs[i][2])
+			s0 += w & oddMask(b*d[0], mask)
+			s1 += w & oddMask(b*d[1], mask)
+			s2 += w & oddMask(b*d[2], mask)
+			s3 += w & oddMask(b*d[3], mask)
+		}
+		return
+	}
+	for i := range rs {
+		b, a, w := rs[i][0], rs[i][1], int32(rs[i][2])
+		s0 += w & oddMask((a*d[0]+b)*d[0], mask)
+		s1 += w & oddMask((a*d[1]+b)*d[1], mask)
+		s2 += w & oddMask((a*d[2]+b)*d[2], mask)
+		s3 += w & oddMask((a*d[3]+b)*d[3], mask)
+	}
+	return
+}
+
+// oddMask is all ones when p has an odd number of bits under the mask, else
+// zero.
+func oddMask(p, mask uint32) int32 { return -int32(bits.OnesCount32(p&mask) & 1) }
+
 // formTwo2 is the kernel of every shape for two links: the sums of w1 and w2
 // over the records whose (A*d + B)*d = A*d*d + B*d (mod 2^32; A = 0 unless
 // quad) has an odd number of bits under the mask.
@@ -103,8 +141,7 @@ func formTwo2(d0, d1 uint32, recs []uint32, quad bool, mask uint32) (s0, s1, t0,
 		if !quad {
 			a = 0
 		}
-		m0 := -int32(bits.OnesCount32((a*d0+b)*d0&mask) & 1)
-		m1 := -int32(bits.OnesCount32((a*d1+b)*d1&mask) & 1)
+		m0, m1 := oddMask((a*d0+b)*d0, mask), oddMask((a*d1+b)*d1, mask)
 		s0 += w1 & m0
 		s1 += w1 & m1
 		t0 += w2 & m0
