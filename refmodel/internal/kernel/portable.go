@@ -36,12 +36,13 @@ func parityPortable(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, m
 			o[3] += int64(s3)
 		}
 	case mask == SignMask && !quad:
-		for ; j+2 <= len(ds); j += 2 {
-			s0, s1, t0, t1 := signTwo2(ds[j], ds[j+1], recs)
-			out1[j] += int64(s0)
-			out1[j+1] += int64(s1)
-			out2[j] += int64(t0)
-			out2[j+1] += int64(t1)
+		for ; j+4 <= len(ds); j += 4 {
+			s, t := signTwo4((*[4]uint32)(ds[j:j+4]), recs)
+			o1, o2 := (*[4]int64)(out1[j:j+4]), (*[4]int64)(out2[j:j+4])
+			for k := range 4 {
+				o1[k] += int64(s[k])
+				o2[k] += int64(t[k])
+			}
 		}
 	}
 	// The other shapes (quad, a wide mask), and the links past the last
@@ -90,17 +91,23 @@ func signOne4(d *[4]uint32, recs []uint32) (s0, s1, s2, s3 int32) {
 	return
 }
 
-// signTwo2 is the sign kernel for two links and two outputs.
-func signTwo2(d0, d1 uint32, recs []uint32) (s0, s1, t0, t1 int32) {
-	for _, r := range records(recs) {
-		b, w1, w2 := r[0], int32(r[2]), int32(r[3])
-		m0, m1 := int32(b*d0)>>31, int32(b*d1)>>31
+// signTwo4 is the sign kernel for four links and two outputs.
+func signTwo4(d *[4]uint32, recs []uint32) (s, t [4]int32) {
+	var s0, s1, s2, s3, t0, t1, t2, t3 int32
+	rs := records(recs)
+	for i := range rs {
+		b, w1, w2 := rs[i][0], int32(rs[i][2]), int32(rs[i][3])
+		m0, m1, m2, m3 := int32(b*d[0])>>31, int32(b*d[1])>>31, int32(b*d[2])>>31, int32(b*d[3])>>31
 		s0 += w1 & m0
 		s1 += w1 & m1
+		s2 += w1 & m2
+		s3 += w1 & m3
 		t0 += w2 & m0
 		t1 += w2 & m1
+		t2 += w2 & m2
+		t3 += w2 & m3
 	}
-	return
+	return [4]int32{s0, s1, s2, s3}, [4]int32{t0, t1, t2, t3}
 }
 
 // formOne4 is the kernel of every shape for four links and one output: the
