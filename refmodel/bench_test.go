@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"ibreservoir/hash"
+	"ibreservoir/internal/cpu"
 	"ibreservoir/refmodel/internal/kernel"
 )
 
@@ -83,41 +84,40 @@ func runCLoop(ds []uint32, ss []Sample, reps int) (wall, cpu float64, counts [][
 	return pkts / (float64(ns) * 1e-9), pkts / (float64(cpuNS) * 1e-9), counts, nil
 }
 
+// benchKernels are the kernel paths the decode benchmarks compare, widest
+// first; a path the CPU lacks is skipped.
+var benchKernels = []string{cpu.KernelAVX512, cpu.KernelAVX2, cpu.KernelPortable, cpu.KernelReference}
+
 // BenchmarkDecodeOneReservoir is the receiver NIC's decode (Alg. 9) for the
 // 401 candidate links of section 5.3's 5-hop example, Hmult0, traffic and
 // congested counts (a quarter of the packets congested): packets per second
-// on one core, through Tally.Add with the kernel the CPU supports, per second
-// of wall time (pkts/s) and of the thread's CPU time (pkts/cpu-s), beside the
-// plain C loop of testdata/decode_loop.c built with gcc -O3 -march=native
-// and run on the same packets in the same run (c-pkts/s, c-pkts/cpu-s), and
-// their ratio in CPU time (go/c; in wall time where CPU time is not
-// measured). The C loop's counts must equal the model's. Skips the C loop
-// when gcc is missing. Target: at least 40e6 pkts/s with the AVX-512 kernel
-// (the decode studies of package battery run many 2^22-packet decodes). The
-// C loop reads its packets from packed arrays; Tally.Add takes one sample
-// per call.
+// on one core, through Tally.Add with each kernel path (kernel=avx512, avx2,
+// portable, reference; a path the CPU lacks is skipped), per second of wall
+// time (pkts/s) and of the thread's CPU time (pkts/cpu-s), beside the plain
+// C loop of testdata/decode_loop.c built with gcc -O3 -march=native and run
+// on the same packets right after each Go measurement (c-pkts/s,
+// c-pkts/cpu-s), and their ratio in CPU time (go/c; in wall time where CPU
+// time is not measured). The C loop's counts must equal the model's. Skips
+// the C loop when gcc is missing. Targets: at least 40e6 pkts/s with the
+// AVX-512 kernels, 25e6 with AVX2 and 5e6 with the portable path (the decode
+// studies of package battery run many 2^22-packet decodes). The C loop reads
+// its packets from packed arrays; Tally.Add takes one sample per call.
 func BenchmarkDecodeOneReservoir(b *testing.B) {
 	c := DefaultConfig()
 	m := mustModel(b, c)
 	set := fiveHopSet()
 	ss := benchSamples(1 << 14)
-	for _, generic := range []bool{false, true} {
-		name := kernel.Kernel()
-		if generic {
-			name = "generic"
-		}
+	for _, name := range benchKernels {
 		b.Run("kernel="+name, func(b *testing.B) {
-			if !generic && !kernel.FastPath() {
-				b.Skip("no fast path on this CPU")
+			p, err := kernel.PathFor(name)
+			if err != nil {
+				b.Skip(err)
 			}
 			tl, err := m.NewTally(set)
 			if err != nil {
 				b.Fatal(err)
 			}
-			goRate := decodeRate(b, tl, ss, generic)
-			if generic {
-				return
-			}
+			goRate := decodeRate(b, tl, ss, p)
 			// The C loop runs right after the Go measurement, under the same
 			// conditions (a busy machine slows both).
 			cWall, cCPU, cCounts, err := runCLoop(tl.D, ss, 400)
@@ -145,25 +145,28 @@ func BenchmarkDecodeOneReservoir(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeHashes is the same decode with the other kernels: the CRCs
-// (the parity kernel with a wide mask) and SipHash (computed in full for
-// every packet and link).
+// BenchmarkDecodeHashes is the same decode with the other kernels, per
+// path: the CRCs (the parity kernel with a wide mask) and SipHash (computed
+// in full for every packet and link).
 func BenchmarkDecodeHashes(b *testing.B) {
 	set := fiveHopSet()
 	ss := benchSamples(1 << 14)
 	for _, k := range []hash.Kind{hash.CRC32, hash.SipHash} {
-		b.Run("hash="+k.String(), func(b *testing.B) {
-			if !kernel.FastPath() {
-				b.Skip("no fast path on this CPU")
-			}
-			c := DefaultConfig()
-			c.Hash = hash.New(k)
-			tl, err := mustModel(b, c).NewTally(set)
-			if err != nil {
-				b.Fatal(err)
-			}
-			decodeRate(b, tl, ss, false)
-		})
+		for _, name := range benchKernels {
+			b.Run("hash="+k.String()+"/kernel="+name, func(b *testing.B) {
+				p, err := kernel.PathFor(name)
+				if err != nil {
+					b.Skip(err)
+				}
+				c := DefaultConfig()
+				c.Hash = hash.New(k)
+				tl, err := mustModel(b, c).NewTally(set)
+				if err != nil {
+					b.Fatal(err)
+				}
+				decodeRate(b, tl, ss, p)
+			})
+		}
 	}
 }
 
@@ -172,8 +175,8 @@ func BenchmarkDecodeHashes(b *testing.B) {
 // is measured, per second of CPU time (pkts/cpu-s: on a shared machine the
 // wall rate follows the load, the CPU rate much less). It returns the CPU
 // rate, or the wall rate when there is none.
-func decodeRate(b *testing.B, tl *Tally, ss []Sample, generic bool) float64 {
-	tl.UseGeneric(generic)
+func decodeRate(b *testing.B, tl *Tally, ss []Sample, p *kernel.Path) float64 {
+	tl.useKernel(p)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c0, cpuOK := threadCPU()

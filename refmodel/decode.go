@@ -89,8 +89,8 @@ type Tally struct {
 	shift    uint
 	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
 	noForm   bool           // a hash with neither a Form nor the SipHash kernel: every packet by addReference
-	generic  bool
-	sum1     int64 // batch weights not yet added to every link
+	path     *kernel.Path   // the kernels' path; nil for kernel.Default
+	sum1     int64          // batch weights not yet added to every link
 	sum2     int64
 
 	// Records waiting for the kernels (refmodel/internal/kernel), by the
@@ -168,8 +168,18 @@ func kernelMask(f hash.Form) uint32 {
 	return f.Mask
 }
 
-// UseGeneric makes the tally use the plain-Go kernels, for comparisons.
-func (t *Tally) UseGeneric(on bool) { t.Flush(); t.generic = on }
+// UseGeneric makes the tally use the plain-Go reference kernels, for
+// comparisons.
+func (t *Tally) UseGeneric(on bool) {
+	t.useKernel(nil)
+	if on {
+		t.path = kernel.Reference
+	}
+}
+
+// useKernel makes the tally use the kernels of path p (nil: the path the
+// process runs), for the benchmarks and cross-checks of every path.
+func (t *Tally) useKernel(p *kernel.Path) { t.Flush(); t.path = p }
 
 // Add decodes one packet (Alg. 7 or 9). Packets are batched; every reader of
 // the counts (Counts, Count, Estimates, Merge, MergeEstimates) completes them
@@ -346,15 +356,14 @@ func (t *Tally) flushBatch(q *recBatch) {
 	case &t.batch[batchCongs]:
 		out1, out2 = t.congested, nil
 	}
-	switch {
-	case t.sip != nil && t.generic:
-		kernel.SipGeneric(*t.sip, t.D, recs, out1, out2, false)
-	case t.sip != nil:
-		kernel.Sip(*t.sip, t.D, recs, out1, out2, false)
-	case t.generic:
-		kernel.ParityGeneric(t.D, recs, out1, out2, t.quad, t.mask)
-	default:
-		kernel.Parity(t.D, recs, out1, out2, t.quad, t.mask)
+	p := t.path
+	if p == nil {
+		p = kernel.Default
+	}
+	if t.sip != nil {
+		p.Sip(*t.sip, t.D, recs, out1, out2, false)
+	} else {
+		p.Parity(t.D, recs, out1, out2, t.quad, t.mask)
 	}
 	q.n = 0
 }

@@ -10,6 +10,7 @@ import (
 
 	"ibreservoir/hash"
 	"ibreservoir/header"
+	"ibreservoir/internal/cpu"
 	"ibreservoir/refmodel/internal/kernel"
 	"ibreservoir/rng"
 )
@@ -76,10 +77,11 @@ func randomSet(r *rand.Rand, n, pathLen int) CandidateSet {
 	return s
 }
 
-// TestTallyMatchesReference holds the batched decode (fast kernel where the
-// CPU has it, and the plain-Go kernel) equal to Alg. 7 and 9 written out link
-// by link, for every hash with a Form, on candidate sets straddling the
-// kernel's vector widths, ids of 0, and weights at saturation.
+// TestTallyMatchesReference holds the batched decode (through every kernel
+// path the CPU has: AVX-512, AVX2, portable, reference) equal to Alg. 7 and
+// 9 written out link by link, for every hash with a Form, on candidate sets
+// straddling the kernels' vector widths, ids of 0, and weights at
+// saturation.
 func TestTallyMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, scheme := range []header.Scheme{header.OneReservoir, header.TwoReservoir} {
@@ -90,12 +92,18 @@ func TestTallyMatchesReference(t *testing.T) {
 			c.Telemetry.Placement = header.PlaceFooter
 			c.Hash = hash.New(k)
 			m := mustModel(t, c)
-			for _, n := range []int{1, 8, 15, 16, 17, 33, 401} {
+			for _, n := range []int{1, 3, 8, 15, 16, 17, 24, 25, 33, 401} {
 				set := randomSet(r, n, min(n, 5))
-				fast, err := m.NewTally(set)
-				must(t, err)
-				gen, _ := m.NewTally(set)
-				gen.UseGeneric(true)
+				// Every path the CPU has, the reference kernels among them.
+				var paths []*Tally
+				for _, name := range cpu.Available() {
+					p, err := kernel.PathFor(name)
+					must(t, err)
+					tl, err := m.NewTally(set)
+					must(t, err)
+					tl.useKernel(p)
+					paths = append(paths, tl)
+				}
 				ref, _ := m.NewTally(set)
 				for i := range 700 {
 					s := Sample{ID: r.Uint32(), HopBit: uint8(r.IntN(2)), CongBit: uint8(r.IntN(2)), HopCount: r.IntN(6), CongCount: r.IntN(4)}
@@ -107,20 +115,18 @@ func TestTallyMatchesReference(t *testing.T) {
 					case 2:
 						s.HopCount = 0
 					}
-					fast.Add(s)
-					gen.Add(s)
+					for _, tl := range paths {
+						tl.Add(s)
+					}
 					ref.Packets++
 					ref.addReference(s)
 				}
 				rw, rc := ref.Counts()
-				for _, x := range []struct {
-					name string
-					t    *Tally
-				}{{"kernel " + kernel.Kernel(), fast}, {"generic kernel", gen}} {
+				for _, tl := range paths {
 					// Counts completes the batched packets itself.
-					if xw, xc := x.t.Counts(); !slices.Equal(xw, rw) || !slices.Equal(xc, rc) {
-						t.Fatalf("%s %s %d links: %s differs from the reference\ncounts %v\nref    %v\ncong   %v\nref    %v",
-							scheme, k, n, x.name, xw[:min(n, 8)], rw[:min(n, 8)], xc[:min(n, 8)], rc[:min(n, 8)])
+					if xw, xc := tl.Counts(); !slices.Equal(xw, rw) || !slices.Equal(xc, rc) {
+						t.Fatalf("%s %s %d links: kernel %s differs from the reference\ncounts %v\nref    %v\ncong   %v\nref    %v",
+							scheme, k, n, tl.path.Name(), xw[:min(n, 8)], rw[:min(n, 8)], xc[:min(n, 8)], rc[:min(n, 8)])
 					}
 				}
 			}

@@ -56,10 +56,18 @@
 // with the same 32-bit sums per call as the parity contract. A decode record
 // is (id, hop bit, -2w, -2cw): the mismatching links lose 2w.
 //
+// # The paths
+//
 // parityGeneric and sipGeneric state the contracts in plain Go (sipGeneric
-// through the same SipHash implementation as hash.Func.Bit); parityAVX512
-// and sipAVX512 (avo-generated, avx512_amd64.s) do the same sixteen links at
-// a time. Parity and Sip choose by internal/cpu.
+// through the same SipHash implementation as hash.Func.Bit): the reference,
+// the oracle of the tests. parityPortable and sipPortable (portable.go) are
+// plain Go written for speed, for every GOARCH: sums in registers for four
+// links at a time while the records stream past. parityAVX512 and sipAVX512
+// (avo-generated, avx512_amd64.s) do sixteen links at a time, parityAVX2 and
+// sipAVX2 (avx2_amd64.s) eight (four for SipHash). Parity and Sip run the
+// path internal/cpu chose (the widest the CPU has, or the one
+// IBRESERVOIR_KERNEL forces); PathFor names any path the CPU has, for the
+// benchmarks and cross-checks.
 package kernel
 
 import (
@@ -69,12 +77,12 @@ import (
 	"math/bits"
 
 	"github.com/dchest/siphash"
-	"github.com/klauspost/cpuid/v2"
 
 	"ibreservoir/internal/cpu"
 )
 
 //go:generate go run -C asm . -out ../avx512_amd64.s -stubs ../avx512_stub_amd64.go -pkg kernel
+//go:generate go run -C asm . -isa avx2 -out ../avx2_amd64.s -stubs ../avx2_stub_amd64.go -pkg kernel
 
 // RecWords is the number of uint32 words per record of either contract.
 const RecWords = 4
@@ -91,25 +99,87 @@ const MaxSum = math.MaxInt32
 // SignMask is the mask whose parity is the product's sign bit.
 const SignMask = 1 << 31
 
-// Parity applies the parity contract with the fastest kernel the CPU has.
-// recs holds len(recs)/RecWords records; out1 is at least len(ds) long, and
-// out2 either as long or empty (one output).
-func Parity(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {
+// A Path is one implementation of both contracts: "avx512", "avx2",
+// "portable" or "reference" (the names of internal/cpu).
+type Path struct {
+	name   string
+	parity func(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32)
+	sip    func(key *SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool)
+}
+
+// Reference is the plain-Go statement of the contracts (parityGeneric,
+// sipGeneric), the oracle every other path is tested against.
+var Reference = &Path{cpu.KernelReference, parityGeneric, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
+	sipGeneric(*k, ds, recs, o1, o2, swap)
+}}
+
+// Portable is plain Go written for speed (parityPortable, sipPortable), the
+// path of every CPU without a vector one.
+var Portable = &Path{cpu.KernelPortable, parityPortable, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
+	sipPortable(*k, ds, recs, o1, o2, swap)
+}}
+
+// Default is the path internal/cpu chose for this process: the widest the
+// CPU has, or the one IBRESERVOIR_KERNEL forces.
+var Default = mustPath(cpu.Kernel())
+
+func mustPath(name string) *Path {
+	p, err := PathFor(name)
+	if err != nil {
+		panic(err) // internal/cpu chose a path it reports available
+	}
+	return p
+}
+
+// PathFor returns the named path, or an error when this CPU cannot run it
+// (whatever the environment forces: benchmarks and tests compare every path
+// the CPU has).
+func PathFor(name string) (*Path, error) {
+	for _, a := range cpu.Available() {
+		if a != name {
+			continue
+		}
+		for _, p := range append(simdPaths, Portable, Reference) {
+			if p.name == name {
+				return p, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("kernel: no %q path on this CPU; it has %v", name, cpu.Available())
+}
+
+// Name is the path's name.
+func (p *Path) Name() string { return p.name }
+
+// Parity applies the parity contract. recs holds len(recs)/RecWords
+// records; out1 is at least len(ds) long, and out2 either as long or empty
+// (one output).
+func (p *Path) Parity(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {
 	checkRecs(ds, recs, out1, out2, quad)
 	if len(ds) == 0 || len(recs) == 0 {
 		return
 	}
-	if FastPath() {
-		parityAVX512(ds, recs, out1, out2, quad, mask)
+	p.parity(ds, recs, out1, out2, quad, mask)
+}
+
+// Sip applies the SipHash contract. recs holds len(recs)/RecWords records;
+// out1 is at least len(ds) long, and out2 either as long or empty.
+func (p *Path) Sip(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool) {
+	checkRecs(ds, recs, out1, out2, true)
+	if len(ds) == 0 || len(recs) == 0 {
 		return
 	}
-	parityGeneric(ds, recs, out1, out2, quad, mask)
+	p.sip(&key, ds, recs, out1, out2, swap)
+}
+
+// Parity applies the parity contract with the Default path.
+func Parity(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {
+	Default.Parity(ds, recs, out1, out2, quad, mask)
 }
 
 // ParityGeneric is the plain-Go reference of the parity contract.
 func ParityGeneric(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {
-	checkRecs(ds, recs, out1, out2, quad)
-	parityGeneric(ds, recs, out1, out2, quad, mask)
+	Reference.Parity(ds, recs, out1, out2, quad, mask)
 }
 
 // A SipKey is SipHash's key and the initial state it gives.
@@ -125,49 +195,25 @@ func NewSipKey(k0, k1 uint64) SipKey {
 		k0 ^ 0x736f6d6570736575, k1 ^ 0x646f72616e646f6d, k0 ^ 0x6c7967656e657261, k1 ^ 0x7465646279746573}}
 }
 
-// Sip applies the SipHash contract with the fastest kernel the CPU has.
-// recs holds len(recs)/RecWords records; out1 is at least len(ds) long,
-// and out2 either as long or empty.
+// Sip applies the SipHash contract with the Default path.
 func Sip(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool) {
-	checkRecs(ds, recs, out1, out2, true)
-	if len(ds) == 0 || len(recs) == 0 {
-		return
-	}
-	if FastPath() {
-		sipAVX512(&key.init, ds, recs, out1, out2, swap)
-		return
-	}
-	sipGeneric(key, ds, recs, out1, out2, swap)
+	Default.Sip(key, ds, recs, out1, out2, swap)
 }
 
 // SipGeneric is the plain-Go reference of the SipHash contract.
 func SipGeneric(key SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool) {
-	checkRecs(ds, recs, out1, out2, true)
-	sipGeneric(key, ds, recs, out1, out2, swap)
+	Reference.Sip(key, ds, recs, out1, out2, swap)
 }
 
-// Kernel names the kernel Parity and Sip use: "avx512" or "generic".
-func Kernel() string {
-	if FastPath() {
-		return "avx512"
-	}
-	return "generic"
-}
+// Kernel names the path Parity and Sip use: "avx512", "avx2", "portable" or
+// "reference" (internal/cpu's Kernel).
+func Kernel() string { return Default.name }
 
-// FastPath reports whether Parity and Sip run the AVX-512 kernels:
-// AVX-512 F, BW, VL and VPOPCNTDQ (cpu.AVX512), DQ (VPMOVD2M), and BMI2 for
-// the tail masks (implied by cpu.AVX2), unless IBRESERVOIR_GENERIC=1.
-func FastPath() bool { return fastPath }
-
-var fastPath = haveAVX512 && cpu.AVX512 && cpu.AVX2 && cpuid.CPU.Supports(cpuid.AVX512DQ)
-
-// Each assembly kernel and its reference implement one contract.
+// Each kernel and its reference implement one contract.
 func _() {
-	g := parityAVX512
+	g := parityPortable
 	g = parityGeneric
-	h := func(k SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
-		sipAVX512(&k.init, ds, recs, o1, o2, swap)
-	}
+	h := sipPortable
 	h = sipGeneric
 	_, _ = g, h
 }

@@ -1,6 +1,8 @@
-// Command asm generates avx512_amd64.s, the AVX-512 forms of the decode
-// kernels' contracts (see package kernel): run by go generate in the package
-// directory. It exits non-zero when generation fails.
+// Command asm generates avx512_amd64.s and avx2_amd64.s, the AVX-512 and
+// AVX2 forms of the decode kernels' contracts (see package kernel; -isa
+// chooses the file, avx2.go in this directory describes the AVX2 forms):
+// run by go generate in the package directory. It exits non-zero when
+// generation fails.
 //
 // # parityAVX512 (every hash.Form)
 //
@@ -38,17 +40,33 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"os"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
 
+// isa selects the file to generate: avx512 (avx512_amd64.s) or avx2
+// (avx2_amd64.s, avx2.go).
+var isa = flag.String("isa", "avx512", "the kernels to generate: avx512 or avx2")
+
 func main() {
+	flag.Parse()
 	ConstraintExpr("amd64")
-	parity()
-	sip()
+	switch *isa {
+	case "avx512":
+		parity()
+		sip()
+	case "avx2":
+		parityAVX2()
+		sipAVX2()
+	default:
+		fmt.Fprintf(os.Stderr, "asm: -isa %q: want avx512 or avx2\n", *isa)
+		os.Exit(2)
+	}
 	Generate()
 }
 
