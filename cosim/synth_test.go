@@ -86,7 +86,7 @@ func TestSynthesisClean(t *testing.T) {
 				t.Errorf("%s in %s: generic %d cells, %d flip-flops; mapped %d flip-flops, %.0f um^2, %.2f ns, depth %d, %d bits, %.1f Gb/s",
 					s.Config, c.Library, s.Cells, s.FlipFlops, c.FlipFlops, c.AreaUM2, c.Timing.CriticalNS, c.Timing.LogicDepth, c.WidthBits, c.LineRateGbps)
 			}
-			t.Logf("%s %s", c.Library, synthRow(s, c.Library))
+			t.Logf("%s %s (%.1f s)", c.Library, synthRow(s, c.Library), c.Time.Seconds())
 		}
 	}
 	// An inverter's FO4 delay is some tens of picoseconds in a 0.18 um

@@ -486,4 +486,42 @@ func pathEnd(point, src string) string {
 
 // CriticalPathNotes is what OpenSTA's reports of DiagnosedConfigs' netlists,
 // and of variants of the RTL timed the same way, say of their critical paths.
-const CriticalPathNotes = ``
+const CriticalPathNotes = `What the paths are (OpenSTA's reports of these netlists, each path's
+flip-flops traced to their RTL by Yosys's src attributes; arrival times at a flip-flop's
+D pin, setup excluded):
+
+* mult0_ideal_c3, the default: the ideal generator's draw, inside one block of
+  ibr_gen_ideal.sv: the xoshiro128** state s1_q, then r = rotl(s1 x 5, 7) x 9 (two
+  32-bit adders in series) and the 33-bit compares r < A(l) and r < Z(l), into busy_q,
+  done_q and zero_q. Next come the per-port d_q/k_q of ibr_switch_stage.sv:161 (from the
+  cfg_port_i input through ibr_link_pre's multiply, 1.071 ns) and hash_q
+  (ibr_switch_stage.sv:295: the skid buffer's output, the PSN, mult0's multiply,
+  0.935 ns).
+* mult0_lfsr_lut_b16_c3: the hash: from the skid buffer's flip-flops (ibr_switch_stage.sv:193)
+  through the ingress mux, the PSN and mult0's multiply to hash_q, tied with cfg_port_i
+  to d_q/k_q (0.919 ns).
+* siphash_lfsr_lut_b16_c3: the hash: SipHash-2-4's eight rounds in one cycle, 4.61 ns
+  of the 4.64.
+
+Fanout of the skid buffer: mapped without the driving-cell constraint (ABC then takes
+flip-flop outputs for ideal drivers), a skid-buffer flip-flop of mult0_ideal_c3
+(ibr_switch_stage.sv:193) drives 149 gates unbuffered; its x1 output takes 289 ps where
+one driving 10 takes 82, and hash_q's path arrives at 1.207 ns against 0.935 buffered.
+In mult0_lfsr_lut_b16_c3 the most loaded flip-flop drives 144 gates and the critical
+path is 1.184 ns (845 MHz) unbuffered; with the constraint no flip-flop output drives
+more than 10 loads, and the path is the 0.938 ns above.
+
+Variants of the RTL (not in the tree), mapped and timed the same way:
+
+| variant | mult0_ideal_c3 | mult0_lfsr_lut_b16_c3 | siphash_lfsr_lut_b16_c3 |
+|---|---:|---:|---:|
+| as in the tree | 1.348 ns, 742 MHz | 0.938 ns, 1066 MHz | 4.635 ns, 216 MHz |
+| hash input registered (the id a flip-flop, the hash a cycle later) | the draw's, unchanged | 0.928 ns, 1078 MHz (cfg_port_i to d_q/k_q) | 4.575 ns, 219 MHz (the hash alone 4.55) |
+| hash input registered, and s1 x 5 kept in a register beside the state (one adder left before the compares) | 0.942 ns, 1061 MHz (cfg_port_i to d_q/k_q 0.922, the draw 0.901, the hash 0.863) | | |
+
+So the default reaches 1 GHz with two changes: the draw's first multiply taken out of
+its cycle and the hash's input registered (a cycle of latency for the hash); the next
+limit is the per-port d/k from cfg_port_i, a quasi-static configuration input (registering
+it, or declaring it a multicycle path, removes it). SipHash needs its rounds pipelined:
+eight rounds in 4.55 ns are about 0.57 ns each, so some five stages of one or two rounds
+at 1 GHz.`
