@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,10 @@ var synthRun = struct {
 	stats []*SynthStats
 	tools SynthTools
 	err   error
+	// The most loads a flip-flop output drives in the default's ASAP7
+	// netlist, and which flip-flop (read before the run's directory goes).
+	fanout   int
+	fanoutFF string
 }{}
 
 // synthesized runs the standard-cell flow on synthConfigs once per test binary.
@@ -63,6 +68,15 @@ func synthesized(t *testing.T) ([]*SynthStats, SynthTools) {
 			return
 		}
 		synthRun.stats = append(both, osu...)
+		lib, err := ASAP7.Load(dir)
+		if err != nil {
+			synthRun.err = err
+			return
+		}
+		if synthRun.fanout, synthRun.fanoutFF, err = maxFlopFanout(both[0].In(ASAP7.Name).Netlist, lib); err != nil {
+			synthRun.err = err
+			return
+		}
 		synthRun.tools, synthRun.err = CurrentSynthTools(ctx, dir, CellLibraries)
 	})
 	if synthRun.err != nil {
@@ -295,5 +309,46 @@ func TestSynthesisPageRoundTrip(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", name, err)
 		}
+	}
+}
+
+// maxFlopFanout returns the most loads a flip-flop output of a mapped
+// netlist drives (the pins on its net, the driver excepted), and the flip-flop.
+func maxFlopFanout(netlist string, lib *Library) (int, string, error) {
+	b, err := os.ReadFile(netlist)
+	if err != nil {
+		return 0, "", err
+	}
+	reInst := regexp.MustCompile(`(?s)\n\s*(\S+) (\S+) \((.*?)\);`)
+	rePin := regexp.MustCompile(`\.(\w+)\(([^()]*)\)`)
+	pins := map[string]int{}
+	outs := map[string]string{} // flip-flop output net -> instance
+	for _, m := range reInst.FindAllStringSubmatch(string(b), -1) {
+		for _, p := range rePin.FindAllStringSubmatch(m[3], -1) {
+			pins[p[2]]++
+			if lib.Sequential[m[1]] && (p[1] == "Q" || p[1] == "QN") {
+				outs[p[2]] = m[2]
+			}
+		}
+	}
+	most, which := 0, ""
+	for net, inst := range outs {
+		if pins[net]-1 > most {
+			most, which = pins[net]-1, inst
+		}
+	}
+	return most, which, nil
+}
+
+// TestFlipFlopFanoutBuffered: in ASAP7, where ABC is told the flip-flops'
+// drive (CellLibrary.Drive), no flip-flop output of the default
+// configuration drives more than ABC's buffering fanout (10) and a few
+// more; mapped without it, one drives 149 gates.
+func TestFlipFlopFanoutBuffered(t *testing.T) {
+	stats, _ := synthesized(t)
+	if n, ff := synthRun.fanout, synthRun.fanoutFF; n == 0 || n > 16 {
+		t.Errorf("%s in ASAP7: flip-flop %s drives %d loads, want 1..16", stats[0].Config, ff, n)
+	} else {
+		t.Logf("%s in ASAP7: at most %d loads on a flip-flop output (%s)", stats[0].Config, n, ff)
 	}
 }
