@@ -35,6 +35,7 @@ type verifyOptions struct {
 	Synth        bool
 	SynthTable   string
 	SynthReadme  string
+	SynthLib     string
 	Formal       bool
 	FormalDepth  int
 	FormalProps  string
@@ -46,7 +47,7 @@ type verifyOptions struct {
 
 var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: cosim.DefaultVerify.Seed,
 	Random: cosim.DefaultVerify.Random, IcarusRandom: cosim.DefaultVerify.IcarusRandom, Lanes: cosim.DefaultVerify.Lanes, Parts: cosim.DefaultVerify.Parts,
-	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
+	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, SynthLib: "all", FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
@@ -62,11 +63,12 @@ Alg. 8 can reach. It cross-runs a subset on Icarus Verilog from the $readmemh
 vectors (the example testbench ibreservoir verilog writes).
 
 With --synth it synthesizes each configuration with Yosys (generic cells and
-flip-flops), maps it to the OSU 0.18 um standard cells and times it with
-OpenSTA (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax,
-and every combinational input-to-output path); --synth-table writes the table
-(docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme the
-README's summary. With --formal it checks, instead of co-simulating, the
+flip-flops), maps it to the standard cells of OSU 0.18 um and of ASAP7 (a
+predictive 7 nm-class library; --synth-lib chooses) and times it with OpenSTA
+(area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax, line
+rate, and every combinational input-to-output path); --synth-table writes the
+table (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme
+the README's summary. With --formal it checks, instead of co-simulating, the
 RTL's formal properties (docs/rtl.md) with yosys-smtbmc and z3 (k-induction)
 and ABC and CryptoMiniSat (bounded checks) on the configurations of --configs
 (default formal: the formal configurations; flags, all or names as for the
@@ -140,6 +142,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	cli.IntVar(fs, &o.MaxFail, "max-fail", 1, math.MaxInt, "mismatches reported in full per run, 1 or more")
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
+	fs.StringVar(&o.SynthLib, "synth-lib", o.SynthLib, "with --synth, the libraries to map to: osu018 (OSU 0.18 um), asap7 (ASAP7, predictive 7 nm-class) or all; with one, --synth-table keeps the page's table of the other")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
 	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
 	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
@@ -244,7 +247,7 @@ func checkVerifyFlags(o verifyOptions) error {
 		return nil
 	}
 	if o.Vectors != "" {
-		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "formal", "formal-depth"); f != "" {
+		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "synth-lib", "formal", "formal-depth"); f != "" {
 			return fmt.Errorf("%s has no effect with --vectors, which co-simulates the given file on its own configuration", f)
 		}
 		return nil
@@ -332,8 +335,11 @@ var (
 // flag combination that would have no effect or whose output could not be
 // written.
 func checkSynthFormalFlags(o verifyOptions) error {
-	if !o.Synth && (o.SynthTable != "" || o.SynthReadme != "") {
-		return fmt.Errorf("--synth-table and --synth-readme need --synth")
+	if !o.Synth && (o.SynthTable != "" || o.SynthReadme != "" || o.given["synth-lib"]) {
+		return fmt.Errorf("--synth-table, --synth-readme and --synth-lib need --synth")
+	}
+	if _, err := cosim.SelectLibraries(o.SynthLib); err != nil {
+		return fmt.Errorf("--synth-lib: %w", err)
 	}
 	if o.Synth && o.Configs == "none" {
 		return fmt.Errorf("--synth synthesizes the configurations of --configs: --configs none leaves none")
@@ -430,11 +436,15 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return err
 	}
 	defer release()
+	libs, err := cosim.SelectLibraries(o.SynthLib)
+	if err != nil {
+		return fmt.Errorf("--synth-lib: %w", err)
+	}
 	t0 := time.Now()
 	rep := &cosim.Report{}
 	if len(cfgs) > 0 {
 		rep, err = cosim.Verify(ctx, cosim.Options{
-			Configs: cfgs, Icarus: icarus, Synth: synth, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom,
+			Configs: cfgs, Icarus: icarus, Synth: synth, SynthLibs: libs, Seed: o.Seed, Random: o.Random, IcarusRandom: o.IcarusRandom,
 			WorkDir: o.Work, Lanes: o.Lanes, Parts: o.Parts, Stall: o.Stall, Gap: o.Gap, MaxFail: o.MaxFail, Log: w,
 		})
 		if err != nil {
@@ -450,7 +460,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		printHoles(w, &cr)
 	}
 	if o.Synth {
-		if err := writeSynthesis(ctx, w, o, rep); err != nil {
+		if err := writeSynthesis(ctx, w, o, libs, rep); err != nil {
 			return interruptedError(ctx, err)
 		}
 	}
@@ -594,20 +604,32 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 }
 
 // writeSynthesis writes the synthesis table, its JSON and the README summary
-// that --synth-table and --synth-readme ask for, from the run's statistics.
-func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, rep *cosim.Report) error {
+// that --synth-table and --synth-readme ask for, from the run's statistics
+// (and, for a run of one library, the existing table's rows of the others).
+func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, libs []*cosim.CellLibrary, rep *cosim.Report) error {
 	var stats []*cosim.SynthStats
 	for _, cr := range rep.Configs {
 		if cr.Synth != nil {
 			stats = append(stats, cr.Synth)
 		}
 	}
-	if o.SynthTable != "" {
-		tools, err := cosim.CurrentSynthTools(ctx, filepath.Join(o.Work, "yosys"))
-		if err != nil {
-			return err
+	tools, err := cosim.CurrentSynthTools(ctx, filepath.Join(o.Work, "yosys"), libs)
+	if err != nil {
+		return err
+	}
+	if o.SynthTable != "" && len(libs) < len(cosim.CellLibraries) {
+		if page, err := os.ReadFile(o.SynthTable); err == nil {
+			rows, pageTools, err := cosim.ParseSynthesisMarkdown(page)
+			if err != nil {
+				return fmt.Errorf("--synth-table %s: %w", o.SynthTable, err)
+			}
+			if stats, tools, err = cosim.KeepLibraries(stats, tools, rows, pageTools); err != nil {
+				return fmt.Errorf("--synth-table %s: %w", o.SynthTable, err)
+			}
 		}
-		js, err := cosim.SynthesisJSON(stats)
+	}
+	if o.SynthTable != "" {
+		js, err := cosim.SynthesisJSON(stats, tools)
 		if err != nil {
 			return err
 		}
@@ -620,7 +642,7 @@ func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, rep *cosi
 		fmt.Fprintf(w, "wrote the synthesis table to %s and %s\n", o.SynthTable, cosim.JSONPath(o.SynthTable))
 	}
 	if o.SynthReadme != "" {
-		if err := cosim.ReadmeSummary.Rewrite(o.SynthReadme, cosim.SynthesisSummary(stats)); err != nil {
+		if err := cosim.ReadmeSummary.Rewrite(o.SynthReadme, cosim.SynthesisSummary(stats, tools.Libs)); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "wrote the synthesis summary to %s\n", o.SynthReadme)

@@ -23,14 +23,14 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats, _, err := cosim.ParseSynthesisMarkdown(page)
+	stats, tools, err := cosim.ParseSynthesisMarkdown(page)
 	if err != nil {
 		t.Fatalf("docs/synthesis.md: %v", err)
 	}
 	if len(stats) != len(verilog.Matrix()) {
 		t.Errorf("docs/synthesis.md has %d configurations, the RTL matrix %d", len(stats), len(verilog.Matrix()))
 	}
-	table := cosim.SynthesisSummary(stats)
+	table := cosim.SynthesisSummary(stats, tools.Libs)
 	if *golden.Update {
 		if err := cosim.ReadmeSummary.Rewrite("../README.md", table); err != nil {
 			t.Fatal(err)
@@ -69,6 +69,8 @@ func TestVerifyFlags(t *testing.T) {
 		{func(o *verifyOptions) { o.Vectors, o.Formal, o.given = "v.bin", true, map[string]bool{"formal": true} }, "--formal has no effect with --vectors"},
 		{func(o *verifyOptions) { o.SynthTable = table }, "need --synth"},
 		{func(o *verifyOptions) { o.Synth, o.Configs = true, "none" }, "--configs none leaves none"},
+		{func(o *verifyOptions) { o.SynthLib, o.given = "asap7", map[string]bool{"synth-lib": true} }, "need --synth"},
+		{func(o *verifyOptions) { o.Synth, o.SynthLib = true, "sky130" }, `--synth-lib: library "sky130": want osu018, asap7 or all`},
 		{func(o *verifyOptions) { o.Synth, o.SynthTable = true, filepath.Join(dir, "nodir", "t.md") }, "is not a directory"},
 		{func(o *verifyOptions) { o.Synth, o.SynthTable = true, filepath.Join(dir, "t.txt") }, "want a .md file"},
 		{func(o *verifyOptions) { o.Synth, o.SynthReadme = true, readme }, "markers"},

@@ -21,8 +21,9 @@ import (
 // reporting needs: each cell's area, which cells are sequential, and the FO4
 // delay OpenSTA measures on its inverter.
 type Library struct {
+	Spec       *CellLibrary
 	Path       string
-	Area       map[string]float64 // um^2 (the OSU library's area unit)
+	Area       map[string]float64 // um^2 (both libraries' area unit)
 	Sequential map[string]bool    // flip-flops and latches
 	SHA256     string
 	fo4        struct {
@@ -32,7 +33,7 @@ type Library struct {
 	}
 }
 
-// Tag names the library and its content: "osu018_stdcells.lib (sha256 1a2b3c4d)".
+// Tag names the library file and its content: "osu018_stdcells.lib (sha256 1a2b3c4d)".
 func (l *Library) Tag() string {
 	return fmt.Sprintf("%s (sha256 %s)", filepath.Base(l.Path), l.SHA256[:8])
 }
@@ -40,20 +41,21 @@ func (l *Library) Tag() string {
 var (
 	libraries   sync.Map // path -> *Library
 	reCellBlock = regexp.MustCompile(`(?m)^\s*cell\s*\(\s*"?([A-Za-z0-9_]+)"?\s*\)\s*\{`)
-	reArea      = regexp.MustCompile(`^\s*area\s*:\s*([0-9.]+)\s*;`)
+	reArea      = regexp.MustCompile(`^\s*area\s*:\s*([0-9.]+)\s*(;|$)`) // ASAP7's INVBUF file ends some without ;
 )
 
-// LoadLibrary reads the Liberty file at path (once per process).
-func LoadLibrary(path string) (*Library, error) {
+// LoadLibrary reads the Liberty file at path, library cl's (once per
+// process and path).
+func LoadLibrary(cl *CellLibrary, path string) (*Library, error) {
 	if l, ok := libraries.Load(path); ok {
 		return l.(*Library), nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cosim: the standard-cell library %s (scripts/setup.sh installs qflow-tech-osu018): %w", path, err)
+		return nil, fmt.Errorf("cosim: the standard-cell library %s (%s; scripts/setup.sh installs qflow-tech-osu018): %w", path, cl.Label, err)
 	}
 	sum := sha256.Sum256(b)
-	l := &Library{Path: path, Area: map[string]float64{}, Sequential: map[string]bool{}, SHA256: hex.EncodeToString(sum[:])}
+	l := &Library{Spec: cl, Path: path, Area: map[string]float64{}, Sequential: map[string]bool{}, SHA256: hex.EncodeToString(sum[:])}
 	idx := reCellBlock.FindAllSubmatchIndex(b, -1)
 	for k, m := range idx {
 		name := string(b[m[2]:m[3]])
@@ -72,8 +74,9 @@ func LoadLibrary(path string) (*Library, error) {
 			l.Sequential[name] = true
 		}
 	}
-	if l.Area["NAND2X1"] == 0 || l.Area["INVX1"] == 0 {
-		return nil, fmt.Errorf("cosim: %s: no NAND2X1 or INVX1 with an area; the reports count NAND2X1 equivalents and time INVX1 for FO4", path)
+	if l.Area[cl.NAND2] == 0 || l.Area[cl.INV] == 0 {
+		return nil, fmt.Errorf("cosim: %s: no %s or %s with an area; the reports count %s equivalents and time %s for FO4",
+			path, cl.NAND2, cl.INV, cl.NAND2, cl.INV)
 	}
 	actual, _ := libraries.LoadOrStore(path, l)
 	return actual.(*Library), nil
@@ -81,20 +84,31 @@ func LoadLibrary(path string) (*Library, error) {
 
 // Timing is OpenSTA's view of a mapped netlist: the clock clk_i ideal, every
 // other input arriving at the clock edge and every output required at the
-// next (no external delay), wires without load (the library's cells only).
+// next (no external delay), and no wire load model (neither library defines
+// one): wires have zero capacitance and resistance, so every delay is the
+// cells' own, driving their loads' pin capacitance. Times are in ns
+// whatever the library's unit.
 type Timing struct {
 	CriticalNS float64  `json:"critical_path_ns"` // the register-to-register (or port) path: period - worst slack
 	LogicDepth int      `json:"logic_depth"`      // cells on that path, between its flip-flops or ports
 	FO4Depth   float64  `json:"fo4_depth"`        // CriticalNS in the library's FO4 delays
 	FmaxMHz    float64  `json:"fmax_mhz"`         // 1000 / CriticalNS
 	Path       []string `json:"path"`             // the critical path's cells, start to end
+	// Start and End are the critical path's start and end points (a flip-flop
+	// instance or a port), StartSrc and EndSrc the RTL that made a flip-flop
+	// ("ibr_gen_ideal.sv:67", its always_ff block; "" for a port), and Report
+	// OpenSTA's report of the path.
+	Start, End       string
+	StartSrc, EndSrc string
+	Report           string `json:"-"`
 	// IOPaths are the combinational input-to-output paths, "in_port -> out_port"
 	// (rst_ni's asynchronous clear excepted).
 	IOPaths []string `json:"io_paths"`
 }
 
 // staPeriod is the clock period of the timing runs (ns): long enough that
-// every path meets it, so the slack measures the path.
+// every path meets it, so the slack measures the path. The script gives it
+// in the library's unit.
 const staPeriod = 100.0
 
 var (
@@ -123,7 +137,7 @@ foreach in {%s} {
   report_checks -unconstrained -from [get_ports "${in}*"] -to [all_outputs] -group_count 1000 -endpoint_count 1 -digits 4
 }
 exit
-`, lib.Path, netlist, top, staPeriod, strings.Join(dataInputs(), " "))
+`, lib.Path, netlist, top, staPeriod/lib.Spec.UnitNS, strings.Join(dataInputs(), " "))
 	out, err := runSTA(ctx, dir, "timing.tcl", script)
 	if err != nil {
 		return nil, err
@@ -131,12 +145,26 @@ exit
 	crit, io, _ := strings.Cut(out, "== io")
 	t := &Timing{}
 	group, slack := "", ""
+	var start, end string
 	for _, line := range strings.Split(crit, "\n") {
+		if m := reStartEnd.FindStringSubmatch(line); m != nil {
+			if m[1] == "Startpoint" {
+				start = m[2]
+			} else {
+				end = m[2]
+			}
+		}
 		if m := rePathGroup.FindStringSubmatch(line); m != nil {
 			group = m[1]
+			if group == "clk" {
+				t.Start, t.End = start, end
+			}
 		}
 		if group != "clk" {
 			continue
+		}
+		if slack == "" {
+			t.Report += line + "\n"
 		}
 		if m := reArc.FindStringSubmatch(line); m != nil {
 			t.Path = append(t.Path, m[1]+" ("+m[3]+")")
@@ -152,11 +180,14 @@ exit
 	if err != nil || len(t.Path) == 0 {
 		return nil, fmt.Errorf("cosim: OpenSTA reported no clk path for %s:\n%s", top, tail(out, 40))
 	}
-	t.CriticalNS = staPeriod - s
+	t.CriticalNS = staPeriod - s*lib.Spec.UnitNS
+	if t.StartSrc, t.EndSrc, err = cellSources(netlist, top, t.Start, t.End); err != nil {
+		return nil, err
+	}
 	t.FmaxMHz = 1000 / t.CriticalNS
 	t.FO4Depth = t.CriticalNS / fo4
 	seen := map[string]bool{}
-	var start string
+	start = ""
 	for _, line := range strings.Split(io, "\n") {
 		if m := reStartEnd.FindStringSubmatch(line); m != nil {
 			port, _, _ := strings.Cut(m[2], "[") // a bit of a split bus: the bus
@@ -170,6 +201,35 @@ exit
 	}
 	sort.Strings(t.IOPaths)
 	return t, nil
+}
+
+var reCellSrc = regexp.MustCompile(`(?m)^\s*\(\* src = "([^"]*)" \*\)\s*\n\s*\S+\s+(\S+)\s*\(`)
+
+// cellSources returns the RTL source of cells a and b of a mapped netlist
+// (their src attribute's first location outside the wrapper top, as
+// "file.sv:line"), "" for a cell without one (a port).
+func cellSources(netlist, top, a, b string) (string, string, error) {
+	nl, err := os.ReadFile(netlist)
+	if err != nil {
+		return "", "", err
+	}
+	src := map[string]string{}
+	for _, m := range reCellSrc.FindAllSubmatch(nl, -1) {
+		name := string(m[2])
+		if name != a && name != b {
+			continue
+		}
+		for _, loc := range strings.Split(string(m[1]), "|") {
+			file, pos, _ := strings.Cut(filepath.Base(loc), ":")
+			if file == top+".sv" {
+				continue
+			}
+			line, _, _ := strings.Cut(pos, ".")
+			src[name] = file + ":" + line
+			break
+		}
+	}
+	return src[a], src[b], nil
 }
 
 // dataInputs are the stage's inputs but the clock and the asynchronous reset.
@@ -204,7 +264,7 @@ func runSTA(ctx context.Context, dir, name, script string) (string, error) {
 }
 
 // FO4 is the library's fan-out-of-4 inverter delay (ns), as OpenSTA times it:
-// a chain of INVX1, each driving the next and three more INVX1 inputs, the
+// a chain of its inverter (CellLibrary.INV), each driving the next and three more inputs of it, the
 // mean stage delay (rise and fall alternate) over six stages in its middle.
 func (l *Library) FO4(ctx context.Context, dir string) (float64, error) {
 	l.fo4.once.Do(func() { l.fo4.ns, l.fo4.err = l.measureFO4(ctx, dir) })
@@ -224,13 +284,13 @@ func (l *Library) measureFO4(ctx context.Context, dir string) (float64, error) {
 	}
 	v.WriteString("\n  assign n0 = a;\n  assign y = n12;\n")
 	for i := range n {
-		fmt.Fprintf(&v, "  INVX1 s%d (.A(n%d), .Y(n%d));\n", i, i, i+1)
+		fmt.Fprintf(&v, "  %s s%d (.A(n%d), .Y(n%d));\n", l.Spec.INV, i, i, i+1)
 		for k := 0; i > 0 && k < 3; k++ {
-			fmt.Fprintf(&v, "  INVX1 l%d_%d (.A(n%d), .Y());\n", i, k, i)
+			fmt.Fprintf(&v, "  %s l%d_%d (.A(n%d), .Y());\n", l.Spec.INV, i, k, i)
 		}
 	}
 	v.WriteString("endmodule\n")
-	fdir := filepath.Join(dir, "fo4")
+	fdir := filepath.Join(dir, "fo4", l.Spec.Name)
 	if err := os.MkdirAll(fdir, 0o755); err != nil {
 		return 0, err
 	}
@@ -254,5 +314,5 @@ func (l *Library) measureFO4(ctx context.Context, dir string) (float64, error) {
 	if !ok4 || !ok10 || a10 <= a4 {
 		return 0, fmt.Errorf("cosim: the FO4 chain's timing has no stages 4 and 10:\n%s", tail(out, 30))
 	}
-	return (a10 - a4) / 6, nil
+	return (a10 - a4) / 6 * l.Spec.UnitNS, nil
 }

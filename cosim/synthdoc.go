@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,86 +21,167 @@ var ReadmeSummary = markers.Section{
 	End:   "<!-- synthesis summary: end -->",
 }
 
-// SynthTools names the tools and library that made a set of statistics; the
-// synthesis page records it, and a check against the page is meaningful only
-// when the tools agree.
+// SynthTools names the tools and libraries that made a set of statistics;
+// the synthesis page records them, and a check against the page is
+// meaningful only when they agree.
 type SynthTools struct {
-	Yosys, STA, Library string
-	FO4NS               float64
+	Yosys, STA string
+	Libs       []LibTools // in the page's order
 }
 
-// CurrentSynthTools describes the installed Yosys, OpenSTA and Liberty, and
-// the library's FO4 delay (timed in dir, once per process).
-func CurrentSynthTools(ctx context.Context, dir string) (SynthTools, error) {
-	lib, err := LoadLibrary(Liberty)
-	if err != nil {
-		return SynthTools{}, err
+// LibTools is one library as a page records it.
+type LibTools struct {
+	Name, Label, File string // CellLibrary.Name and Label; Library.Tag
+	FO4NS             float64
+	TargetPS          int
+}
+
+// Lib returns the tools line of the library named name, or false.
+func (t SynthTools) Lib(name string) (LibTools, bool) {
+	for _, l := range t.Libs {
+		if l.Name == name {
+			return l, true
+		}
 	}
+	return LibTools{}, false
+}
+
+// CurrentSynthTools describes the installed Yosys and OpenSTA and libs, with
+// each library's FO4 delay (timed in dir, once per process).
+func CurrentSynthTools(ctx context.Context, dir string, libs []*CellLibrary) (SynthTools, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return SynthTools{}, err
 	}
-	fo4, err := lib.FO4(ctx, dir)
-	if err != nil {
-		return SynthTools{}, err
+	t := SynthTools{Yosys: YosysVersion(), STA: "OpenSTA " + toolVersion("sta", "-version")}
+	for _, cl := range libs {
+		lib, err := cl.Load(dir)
+		if err != nil {
+			return SynthTools{}, err
+		}
+		fo4, err := lib.FO4(ctx, dir)
+		if err != nil {
+			return SynthTools{}, err
+		}
+		t.Libs = append(t.Libs, LibTools{Name: cl.Name, Label: cl.Label, File: lib.Tag(), FO4NS: fo4, TargetPS: cl.TargetPS})
 	}
-	return SynthTools{Yosys: YosysVersion(), STA: "OpenSTA " + toolVersion("sta", "-version"), Library: lib.Tag(), FO4NS: fo4}, nil
+	return t, nil
 }
 
 // String is the page's "Tools:" line content.
-func (t SynthTools) String() string {
-	return fmt.Sprintf("%s; %s; library %s", t.Yosys, t.STA, t.Library)
+func (t SynthTools) String() string { return t.Yosys + "; " + t.STA }
+
+// line is the page's line for library l.
+func (l LibTools) line() string {
+	return fmt.Sprintf("Library `%s`: %s; %s; ABC delay target %d ps; FO4 %.4f ns.", l.Name, l.Label, l.File, l.TargetPS, l.FO4NS)
 }
+
+var reLibLine = regexp.MustCompile("^Library `([a-z0-9]+)`: (.*); (.*); ABC delay target ([0-9]+) ps; FO4 ([0-9.]+) ns\\.$")
 
 // synthColumns are the page's table columns.
 var synthColumns = []string{"configuration", "hash", "generator", "hop field", "Yosys cells", "flip-flops", "std cells",
-	"area (um^2)", "NAND2-eq", "critical path (ns)", "logic depth", "FO4 depth", "fmax (MHz)"}
+	"area (um^2)", "NAND2-eq", "critical path (ns)", "logic depth", "FO4 depth", "fmax (MHz)", "width (bits)", "line rate (Gb/s)"}
 
-// synthRow renders one configuration's row of the page.
-func synthRow(s *SynthStats) string {
-	c := s.Cell
-	return fmt.Sprintf("| `%s` | %s | %s | %s | %d | %d | %d | %.0f | %.0f | %.2f | %d | %.1f | %.0f |",
-		s.Config, s.Hash, s.Generator, s.Field, s.Cells, s.FlipFlops, c.Cells, c.AreaUM2, c.NAND2Eq,
-		c.Timing.CriticalNS, c.Timing.LogicDepth, c.Timing.FO4Depth, c.Timing.FmaxMHz)
+// Decimals of a library's area and critical path on the page: a 7 nm
+// configuration is some hundred um^2 and a nanosecond, so its figures keep
+// one and three decimals where 0.18 um's keep none and two.
+func decimals(lib string) (area, ns int) {
+	if lib == OSU018.Name {
+		return 0, 2
+	}
+	return 1, 3
+}
+
+// synthRow renders one configuration's row of library lib's table.
+func synthRow(s *SynthStats, lib string) string {
+	c := s.In(lib)
+	da, dn := decimals(lib)
+	return fmt.Sprintf("| `%s` | %s | %s | %s | %d | %d | %d | %.*f | %.0f | %.*f | %d | %.1f | %.0f | %d | %.1f |",
+		s.Config, s.Hash, s.Generator, s.Field, s.Cells, s.FlipFlops, c.Cells, da, c.AreaUM2, c.NAND2Eq,
+		dn, c.Timing.CriticalNS, c.Timing.LogicDepth, c.Timing.FO4Depth, c.Timing.FmaxMHz, c.WidthBits, c.LineRateGbps)
 }
 
 // SynthesisMarkdown renders the statistics as the page docs/synthesis.md: how
-// they were made, how to scale them to another node, and one row per
-// configuration.
+// they were made, how to scale them to another node, and one table per
+// library of tools (in its order), one row per configuration mapped to it.
 func SynthesisMarkdown(stats []*SynthStats, tools SynthTools) []byte {
 	var b strings.Builder
 	b.WriteString("<!-- Code generated by ibreservoir verify --synth --synth-table; DO NOT EDIT. -->\n\n")
 	b.WriteString("# Synthesis of the RTL switch stage\n\n")
 	b.WriteString(`Every configuration's wrapper (64-bit datapath, pipeline depth 2, registered ready path,
 packet id = PSN, thesis link encoding; docs/rtl.md describes the architecture), synthesized
-twice from the same Yosys run:
+by Yosys and mapped to two standard-cell libraries, each in its own Yosys run with the same script:
 
 * **Yosys cells**: generic synthesis (` + "`synth -flatten`" + `, Yosys's internal gates and
   flip-flops, no technology): a technology-free count for comparing configurations.
-* **Standard cells**: the same netlist mapped to the OSU 0.18 um library (` + "`dfflibmap`" + `,
-  then ABC mapping for delay with buffering and gate sizing toward a 5 ns clock), and timed
-  by OpenSTA with an ideal clock on ` + "`clk_i`" + `, inputs arriving at the clock edge, outputs
-  required at the next, and no wire load (placement and routing add to every figure).
-  Area is the sum of the cells' library areas; NAND2-eq is that area over NAND2X1's;
-  the critical path is the longest register-to-register (or port) path, setup included;
-  logic depth counts its cells; fmax = 1 / critical path.
+* **Standard cells**: the same netlist mapped to the library's cells (` + "`dfflibmap`" + `,
+  then ABC mapping for delay toward the library's delay target, with ` + "`buffer -p`" + `
+  buffering high-fanout nets and ` + "`upsize`/`dnsize`" + ` sizing gates; for ASAP7, ABC is
+  told the drive of the logic's inputs (` + "`abc -constr`" + `: every input, flip-flop outputs
+  included, driven by INVx1, the drive of the x1 flip-flop, and every output loaded with a
+  flip-flop's D pin, 0.5617 fF), so that it buffers the flip-flops' fanouts too; the
+  OSU 0.18 um table is mapped without it, as before ASAP7 was added: ABC then takes its
+  inputs for ideal drivers, and a flip-flop driving a hundred gates stays unbuffered), and timed by
+  OpenSTA with an ideal clock on ` + "`clk_i`" + `, inputs arriving at the clock edge, outputs
+  required at the next, and **no wire load model** (neither library defines one: wires
+  have zero capacitance and resistance, so every delay is the cells' own driving their
+  loads' pins; placement and routing add to every figure).
+  Area is the sum of the cells' library areas; NAND2-eq is that area over the library's
+  smallest NAND2's (NAND2X1, NAND2xp33); the critical path is the longest
+  register-to-register (or port) path, setup included; logic depth counts its cells;
+  fmax = 1 / critical path; line rate = width x fmax, the width being the data word the
+  stage moves per cycle.
   ` + LightMapping + `
 
+The libraries:
+
+* ` + "`osu018`" + `: the OSU 0.18 um library (Debian's qflow-tech-osu018), delay target 5 ns.
+* ` + "`asap7`" + `: ASAP7, a **predictive 7 nm-class library** for research, not a foundry
+  process (7.5-track, RVT, typical corner TT, 0.7 V, 25 C, NLDM; BSD 3-Clause, Arizona
+  State University), its five Liberty files kept gzipped in cosim/liberty/asap7 and
+  merged into one at run time; delay target 1 ns. Its scan flip-flops (SDF*) have a
+  next-state function Yosys 0.23 cannot parse; dfflibmap skips them (the design needs none).
+  Every flip-flop of the stage has an asynchronous reset, which only ASAP7's
+  DFFASRHQNx1 (set and reset, 0.379 um^2 against DFFHQNx1's 0.292) provides.
+
 `)
-	fmt.Fprintf(&b, "Tools: %s. FO4 (INVX1 driving four INVX1, timed by OpenSTA): %.4f ns.\n\n", tools, tools.FO4NS)
-	b.WriteString(`**Scaling to another node.** NAND2-eq and FO4 depth do not depend on the library: area
+	fmt.Fprintf(&b, "Tools: %s.\n\n", tools)
+	for _, l := range tools.Libs {
+		b.WriteString(l.line() + "\n")
+	}
+	b.WriteString(`
+FO4 is the library's smallest inverter driving four of itself, timed by OpenSTA.
+
+**Scaling to another node.** NAND2-eq and FO4 depth depend little on the library: area
 on node N is about NAND2-eq x (N's NAND2 area), and the cycle time about FO4 depth x
-(N's FO4 delay) plus its flip-flop overhead. The figures are a synthesis estimate on a
-0.18 um library whose flip-flops are large (DFFSR, with the asynchronous reset, about 8
-NAND2 each), so flip-flop-heavy configurations weigh more here than on a modern library.
+(N's FO4 delay) plus its flip-flop overhead. On 0.18 um the flip-flops are large (DFFSR,
+with the asynchronous reset, about 8 NAND2 each), so flip-flop-heavy configurations
+weigh more there than on ASAP7 (DFFASRHQNx1, 6.5 NAND2xp33).
 
 Regenerate (with docs/synthesis.json and the README's summary):
 ` + "`go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md`" + `.
+With ` + "`--synth-lib asap7`" + ` (or ` + "`osu018`" + `) one library is mapped and the page keeps the
+other's table as it was, for the same configurations.
 
 `)
-	b.WriteString("| " + strings.Join(synthColumns, " | ") + " |\n|---|---|---|---|")
-	b.WriteString(strings.Repeat("---:|", len(synthColumns)-4) + "\n")
-	for _, s := range stats {
-		b.WriteString(synthRow(s) + "\n")
+	b.WriteString(criticalPaths(stats))
+	for _, l := range tools.Libs {
+		fmt.Fprintf(&b, "\n## `%s`: %s\n\n", l.Name, l.Label)
+		n := 0
+		for _, s := range stats {
+			if s.In(l.Name) != nil {
+				n++
+			}
+		}
+		if n < len(stats) {
+			fmt.Fprintf(&b, "Partial: %d of the %d configurations (the run was cut short).\n\n", n, len(stats))
+		}
+		b.WriteString("| " + strings.Join(synthColumns, " | ") + " |\n|---|---|---|---|")
+		b.WriteString(strings.Repeat("---:|", len(synthColumns)-4) + "\n")
+		for _, s := range stats {
+			if s.In(l.Name) != nil {
+				b.WriteString(synthRow(s, l.Name) + "\n")
+			}
+		}
 	}
 	return []byte(b.String())
 }
@@ -111,18 +193,34 @@ func round(x float64, d int) *float64 {
 }
 
 // SynthesisJSON renders the statistics as docs/synthesis.json, the page's
-// figures as numbers (rounded as the page rounds them).
-func SynthesisJSON(stats []*SynthStats) ([]byte, error) {
+// figures as numbers (rounded as the page rounds them): the osu018 mapping
+// in each record's own fields, as the record had them before ASAP7, and the
+// other libraries' in OtherLibraries.
+func SynthesisJSON(stats []*SynthStats, tools SynthTools) ([]byte, error) {
 	var rs []synthrec.Record
 	for _, s := range stats {
 		cells, ffs := s.Cells, s.FlipFlops
 		r := synthrec.Record{Name: s.Config, Hash: s.Hash, Generator: s.Generator, CountBits: s.CountBits, SenderL: s.SenderL,
 			Cells: &cells, FlipFlops: &ffs}
-		c := s.Cell
-		depth := c.Timing.LogicDepth
-		r.StdCells, r.AreaUM2, r.NAND2Eq, r.Library = c.Cells, round(c.AreaUM2, 0), round(c.NAND2Eq, 0), c.LibraryTag
-		r.CriticalPathNS, r.LogicDepth, r.FO4Depth, r.FmaxMHz = round(c.Timing.CriticalNS, 2), &depth,
-			round(c.Timing.FO4Depth, 1), round(c.Timing.FmaxMHz, 0)
+		for _, l := range tools.Libs {
+			c := s.In(l.Name)
+			if c == nil {
+				continue
+			}
+			da, dn := decimals(l.Name)
+			depth := c.Timing.LogicDepth
+			m := synthrec.Mapping{Library: l.Name, Label: l.Label, File: l.File, StdCells: c.Cells,
+				AreaUM2: round(c.AreaUM2, da), NAND2Eq: round(c.NAND2Eq, 0), CriticalPathNS: round(c.Timing.CriticalNS, dn),
+				LogicDepth: &depth, FO4Depth: round(c.Timing.FO4Depth, 1), FmaxMHz: round(c.Timing.FmaxMHz, 0),
+				WidthBits: c.WidthBits, LineRateGbps: round(c.LineRateGbps, 1)}
+			if l.Name != OSU018.Name {
+				r.OtherLibraries = append(r.OtherLibraries, m)
+				continue
+			}
+			r.StdCells, r.AreaUM2, r.NAND2Eq, r.Library = m.StdCells, m.AreaUM2, m.NAND2Eq, m.File
+			r.CriticalPathNS, r.LogicDepth, r.FO4Depth, r.FmaxMHz = m.CriticalPathNS, m.LogicDepth, m.FO4Depth, m.FmaxMHz
+			r.WidthBits, r.LineRateGbps = m.WidthBits, m.LineRateGbps
+		}
 		rs = append(rs, r)
 	}
 	b, err := json.MarshalIndent(rs, "", "  ")
@@ -137,69 +235,164 @@ func JSONPath(page string) string {
 	return strings.TrimSuffix(page, filepath.Ext(page)) + ".json"
 }
 
-// SynthesisSummary renders the statistics as the README's compact table: one
-// row per hash, one column per generator; each cell the NAND2 equivalents
-// (thousands) of the 3-bit and the 4-bit hop count, then the 3-bit one's fmax
-// ("12.3k / 12.6k, 180 MHz"; the sender-draws scheme has one hop field).
-// Hashes and generators keep their order in stats.
-func SynthesisSummary(stats []*SynthStats) []byte {
+// SynthesisSummary renders the statistics as the README's compact tables,
+// one per library in libs' order: one row per hash, one column per
+// generator. OSU 0.18 um's cells give the NAND2 equivalents (thousands) of
+// the 3-bit and the 4-bit hop count, then the 3-bit one's fmax ("12.3k /
+// 12.6k, 180 MHz"); the other libraries' cells the areas (um^2), then the
+// 3-bit one's fmax and line rate ("692 / 700, 734 MHz, 47.0 Gb/s"). The
+// sender-draws scheme has one hop field. Hashes and generators keep their
+// order in stats.
+func SynthesisSummary(stats []*SynthStats, libs []LibTools) []byte {
 	var hashes, gens []string
-	area := map[[2]string][]string{}
-	fmax := map[[2]string]string{}
 	for _, s := range stats {
-		k := [2]string{s.Hash, s.Generator}
 		if !slices.Contains(hashes, s.Hash) {
 			hashes = append(hashes, s.Hash)
 		}
 		if !slices.Contains(gens, s.Generator) {
 			gens = append(gens, s.Generator)
 		}
-		// From the page's figure (whole NAND2-eq), so that a run and the page
-		// give the same summary.
-		area[k] = append(area[k], fmt.Sprintf("%.1fk", *round(s.Cell.NAND2Eq, 0)/1000))
-		if _, ok := fmax[k]; !ok {
-			fmax[k] = fmt.Sprintf("%.0f MHz", s.Cell.Timing.FmaxMHz)
-		}
 	}
 	var b strings.Builder
-	b.WriteString("| hash \\ generator |")
-	for _, g := range gens {
-		fmt.Fprintf(&b, " %s |", g)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
-	for _, h := range hashes {
-		fmt.Fprintf(&b, "| %s |", h)
-		for _, g := range gens {
-			k := [2]string{h, g}
-			c := "-"
-			if len(area[k]) > 0 {
-				c = strings.Join(area[k], " / ") + ", " + fmax[k]
+	for n, l := range libs {
+		area := map[[2]string][]string{}
+		fmax := map[[2]string]string{}
+		for _, s := range stats {
+			c := s.In(l.Name)
+			if c == nil {
+				continue
 			}
-			fmt.Fprintf(&b, " %s |", c)
+			k := [2]string{s.Hash, s.Generator}
+			// From the page's figures, so that a run and the page give the
+			// same summary.
+			if l.Name == OSU018.Name {
+				area[k] = append(area[k], fmt.Sprintf("%.1fk", *round(c.NAND2Eq, 0)/1000))
+			} else {
+				area[k] = append(area[k], fmt.Sprintf("%.0f", *round(c.AreaUM2, 1)))
+			}
+			if _, ok := fmax[k]; !ok {
+				fmax[k] = fmt.Sprintf("%.0f MHz", *round(c.Timing.FmaxMHz, 0))
+				if l.Name != OSU018.Name {
+					fmax[k] += fmt.Sprintf(", %.1f Gb/s", *round(c.LineRateGbps, 1))
+				}
+			}
 		}
-		b.WriteString("\n")
+		if n > 0 {
+			b.WriteString("\n")
+		}
+		if l.Name == OSU018.Name {
+			fmt.Fprintf(&b, "%s, thousands of NAND2 equivalents (3-bit / 4-bit hop count), then the 3-bit fmax:\n\n", l.Label)
+		} else {
+			fmt.Fprintf(&b, "%s, area in um^2 (3-bit / 4-bit hop count), then the 3-bit fmax and line rate at %d bits:\n\n", l.Label, dataBitsOf(stats, l.Name))
+		}
+		b.WriteString("| hash \\ generator |")
+		for _, g := range gens {
+			fmt.Fprintf(&b, " %s |", g)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
+		for _, h := range hashes {
+			fmt.Fprintf(&b, "| %s |", h)
+			for _, g := range gens {
+				k := [2]string{h, g}
+				c := "-"
+				if len(area[k]) > 0 {
+					c = strings.Join(area[k], " / ") + ", " + fmax[k]
+				}
+				fmt.Fprintf(&b, " %s |", c)
+			}
+			b.WriteString("\n")
+		}
 	}
 	return []byte(b.String())
 }
 
-// ParseSynthesisMarkdown reads back the per-configuration rows and the tools
-// of a page SynthesisMarkdown wrote, so that the README's summary can be
-// regenerated and checked without running the tools again.
+// dataBitsOf is the width the stats' mappings to lib move per cycle (the
+// same for every configuration today).
+func dataBitsOf(stats []*SynthStats, lib string) int {
+	for _, s := range stats {
+		if c := s.In(lib); c != nil {
+			return c.WidthBits
+		}
+	}
+	return 0
+}
+
+// KeepLibraries adds to the run's statistics the mappings of the libraries
+// a page has and the run did not map (with their tools lines), so that a run
+// of one library rewrites its table and keeps the other's. The page must
+// have a row in each such library for every configuration of the run.
+func KeepLibraries(run []*SynthStats, tools SynthTools, page []*SynthStats, pageTools SynthTools) ([]*SynthStats, SynthTools, error) {
+	rows := map[string]*SynthStats{}
+	for _, p := range page {
+		rows[p.Config] = p
+	}
+	out := SynthTools{Yosys: tools.Yosys, STA: tools.STA}
+	for _, pl := range pageTools.Libs {
+		if _, ran := tools.Lib(pl.Name); ran {
+			continue
+		}
+		if pageTools.String() != tools.String() {
+			return nil, tools, fmt.Errorf("the page's %s table was made with %s, not the installed %s: map every library (--synth-lib all)", pl.Name, pageTools, tools)
+		}
+		for _, s := range run {
+			p := rows[s.Config]
+			if p == nil || p.In(pl.Name) == nil {
+				return nil, tools, fmt.Errorf("the page has no %s row for %s: map every library (--synth-lib all)", pl.Name, s.Config)
+			}
+			if p.Cells != s.Cells || p.FlipFlops != s.FlipFlops {
+				return nil, tools, fmt.Errorf("the page's %s row has %d Yosys cells and %d flip-flops, this run %d and %d: the RTL changed; map every library (--synth-lib all)",
+					s.Config, p.Cells, p.FlipFlops, s.Cells, s.FlipFlops)
+			}
+		}
+	}
+	// The libraries in CellLibraries' order.
+	for _, cl := range CellLibraries {
+		if l, ok := tools.Lib(cl.Name); ok {
+			out.Libs = append(out.Libs, l)
+		} else if l, ok := pageTools.Lib(cl.Name); ok {
+			out.Libs = append(out.Libs, l)
+			for _, s := range run {
+				s.Mapped = append(s.Mapped, rows[s.Config].In(cl.Name))
+			}
+		}
+	}
+	return run, out, nil
+}
+
+// ParseSynthesisMarkdown reads back the per-configuration rows of every
+// library's table and the tools of a page SynthesisMarkdown wrote, so that
+// the README's summary can be regenerated and checked without running the
+// tools again.
 func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 	var stats []*SynthStats
+	byName := map[string]*SynthStats{}
 	var tools SynthTools
+	lib := ""
+	reTable := regexp.MustCompile("^## `([a-z0-9]+)`: ")
 	for i, line := range strings.Split(string(page), "\n") {
 		if rest, ok := strings.CutPrefix(line, "Tools: "); ok {
-			parts := strings.SplitN(rest, "; ", 3)
-			if len(parts) == 3 {
-				lib, fo4, _ := strings.Cut(parts[2], ". FO4")
-				tools = SynthTools{Yosys: parts[0], STA: parts[1], Library: strings.TrimPrefix(lib, "library ")}
-				fmt.Sscanf(strings.TrimSpace(fo4[strings.LastIndex(fo4, ":")+1:]), "%f", &tools.FO4NS)
+			tools.Yosys, tools.STA, _ = strings.Cut(strings.TrimSuffix(rest, "."), "; ")
+			continue
+		}
+		if m := reLibLine.FindStringSubmatch(line); m != nil {
+			l := LibTools{Name: m[1], Label: m[2], File: m[3]}
+			l.TargetPS, _ = strconv.Atoi(m[4])
+			l.FO4NS, _ = strconv.ParseFloat(m[5], 64)
+			tools.Libs = append(tools.Libs, l)
+			continue
+		}
+		if m := reTable.FindStringSubmatch(line); m != nil {
+			if _, ok := tools.Lib(m[1]); !ok {
+				return nil, tools, fmt.Errorf("line %d: a table of library %s, which no Library line names", i+1, m[1])
 			}
+			lib = m[1]
 			continue
 		}
 		if !strings.HasPrefix(line, "| `") {
 			continue
+		}
+		if lib == "" {
+			return nil, tools, fmt.Errorf("line %d: a row before any library's table", i+1)
 		}
 		f := strings.Split(strings.Trim(line, "|"), "|")
 		if len(f) != len(synthColumns) {
@@ -208,18 +401,18 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		for j := range f {
 			f[j] = strings.TrimSpace(f[j])
 		}
-		s := &SynthStats{Config: strings.Trim(f[0], "`"), Hash: f[1], Generator: f[2], Field: f[3],
-			Cell: &CellStats{Timing: &Timing{}}}
-		ints := []*int{&s.Cells, &s.FlipFlops, &s.Cell.Cells}
+		s := &SynthStats{Config: strings.Trim(f[0], "`"), Hash: f[1], Generator: f[2], Field: f[3]}
+		c := &CellStats{Library: lib, Timing: &Timing{}}
+		ints := map[int]*int{4: &s.Cells, 5: &s.FlipFlops, 6: &c.Cells, 10: &c.Timing.LogicDepth, 13: &c.WidthBits}
 		for j, p := range ints {
-			v, err := strconv.Atoi(f[4+j])
+			v, err := strconv.Atoi(f[j])
 			if err != nil {
-				return nil, tools, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[4+j], err)
+				return nil, tools, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[j], err)
 			}
 			*p = v
 		}
-		floats := map[int]*float64{7: &s.Cell.AreaUM2, 8: &s.Cell.NAND2Eq, 9: &s.Cell.Timing.CriticalNS,
-			11: &s.Cell.Timing.FO4Depth, 12: &s.Cell.Timing.FmaxMHz}
+		floats := map[int]*float64{7: &c.AreaUM2, 8: &c.NAND2Eq, 9: &c.Timing.CriticalNS,
+			11: &c.Timing.FO4Depth, 12: &c.Timing.FmaxMHz, 14: &c.LineRateGbps}
 		for j, p := range floats {
 			v, err := strconv.ParseFloat(f[j], 64)
 			if err != nil {
@@ -227,18 +420,26 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 			}
 			*p = v
 		}
-		d, err := strconv.Atoi(f[10])
-		if err != nil {
-			return nil, tools, fmt.Errorf("line %d: logic depth: %w", i+1, err)
-		}
-		s.Cell.Timing.LogicDepth = d
+		c.FlipFlops = s.FlipFlops
 		setFieldWidths(s)
+		if prev := byName[s.Config]; prev != nil {
+			if prev.In(lib) != nil {
+				return nil, tools, fmt.Errorf("line %d: %s's second row in %s's table", i+1, s.Config, lib)
+			}
+			if prev.Cells != s.Cells || prev.FlipFlops != s.FlipFlops || prev.Field != s.Field {
+				return nil, tools, fmt.Errorf("line %d: %s's generic figures differ from its row in another table", i+1, s.Config)
+			}
+			prev.Mapped = append(prev.Mapped, c)
+			continue
+		}
+		s.Mapped = []*CellStats{c}
+		byName[s.Config] = s
 		stats = append(stats, s)
 	}
 	if len(stats) == 0 {
 		return nil, tools, fmt.Errorf("no configuration rows")
 	}
-	if tools.Yosys == "" {
+	if tools.Yosys == "" || tools.STA == "" {
 		return nil, tools, fmt.Errorf("no Tools: line")
 	}
 	return stats, tools, nil
@@ -250,3 +451,77 @@ func setFieldWidths(s *SynthStats) {
 		fmt.Sscanf(s.Field, "hop_rand %d bits (L=%d)", new(int), &s.SenderL)
 	}
 }
+
+// DiagnosedConfigs are the configurations whose ASAP7 critical paths the page
+// follows: the default, the cheapest generator with mult0, and SipHash.
+var DiagnosedConfigs = []string{"mult0_ideal_c3", "mult0_lfsr_lut_b16_c3", "siphash_lfsr_lut_b16_c3"}
+
+// criticalPaths is the page's account of the critical paths in ASAP7: where
+// each of DiagnosedConfigs' starts and ends (the RTL block of its
+// flip-flops), then CriticalPathNotes.
+func criticalPaths(stats []*SynthStats) string {
+	var b strings.Builder
+	b.WriteString("## Critical paths in ASAP7\n\n")
+	for _, name := range DiagnosedConfigs {
+		for _, s := range stats {
+			c := s.In(ASAP7.Name)
+			if s.Config != name || c == nil || c.Timing.Start == "" {
+				continue
+			}
+			t := c.Timing
+			fmt.Fprintf(&b, "- `%s`: %.3f ns, %d cells, from %s to %s.\n", name, t.CriticalNS, t.LogicDepth, pathEnd(t.Start, t.StartSrc), pathEnd(t.End, t.EndSrc))
+		}
+	}
+	b.WriteString("\n" + CriticalPathNotes + "\n")
+	return b.String()
+}
+
+// pathEnd names a critical path's start or end point for the page.
+func pathEnd(point, src string) string {
+	if src == "" {
+		return "port `" + point + "`"
+	}
+	return "a flip-flop of " + src
+}
+
+// CriticalPathNotes is what OpenSTA's reports of DiagnosedConfigs' netlists,
+// and of variants of the RTL timed the same way, say of their critical paths.
+const CriticalPathNotes = `What the paths are (OpenSTA's reports of these netlists, each path's
+flip-flops traced to their RTL by Yosys's src attributes; arrival times at a flip-flop's
+D pin, setup excluded):
+
+* mult0_ideal_c3, the default: the ideal generator's draw, inside one block of
+  ibr_gen_ideal.sv: the xoshiro128** state s1_q, then r = rotl(s1 x 5, 7) x 9 (two
+  32-bit adders in series) and the 33-bit compares r < A(l) and r < Z(l), into busy_q,
+  done_q and zero_q. Next come the per-port d_q/k_q of ibr_switch_stage.sv:161 (from the
+  cfg_port_i input through ibr_link_pre's multiply, 1.071 ns) and hash_q
+  (ibr_switch_stage.sv:295: the skid buffer's output, the PSN, mult0's multiply,
+  0.935 ns).
+* mult0_lfsr_lut_b16_c3: the hash: from the skid buffer's flip-flops (ibr_switch_stage.sv:193)
+  through the ingress mux, the PSN and mult0's multiply to hash_q, tied with cfg_port_i
+  to d_q/k_q (0.919 ns).
+* siphash_lfsr_lut_b16_c3: the hash: SipHash-2-4's eight rounds in one cycle, 4.61 ns
+  of the 4.64.
+
+Fanout of the skid buffer: mapped without the driving-cell constraint (ABC then takes
+flip-flop outputs for ideal drivers), a skid-buffer flip-flop of mult0_ideal_c3
+(ibr_switch_stage.sv:193) drives 149 gates unbuffered; its x1 output takes 289 ps where
+one driving 10 takes 82, and hash_q's path arrives at 1.207 ns against 0.935 buffered.
+In mult0_lfsr_lut_b16_c3 the most loaded flip-flop drives 144 gates and the critical
+path is 1.184 ns (845 MHz) unbuffered; with the constraint no flip-flop output drives
+more than 10 loads, and the path is the 0.938 ns above.
+
+Variants of the RTL (not in the tree), mapped and timed the same way:
+
+| variant | mult0_ideal_c3 | mult0_lfsr_lut_b16_c3 | siphash_lfsr_lut_b16_c3 |
+|---|---:|---:|---:|
+| as in the tree | 1.348 ns, 742 MHz | 0.938 ns, 1066 MHz | 4.635 ns, 216 MHz |
+| hash input registered (the id a flip-flop, the hash a cycle later) | the draw's, unchanged | 0.928 ns, 1078 MHz (cfg_port_i to d_q/k_q) | 4.575 ns, 219 MHz (the hash alone 4.55) |
+| hash input registered, and s1 x 5 kept in a register beside the state (one adder left before the compares) | 0.942 ns, 1061 MHz (cfg_port_i to d_q/k_q 0.922, the draw 0.901, the hash 0.863) | | |
+
+So the default reaches 1 GHz with two changes: the draw's first multiply taken out of
+its cycle and the hash's input registered (a cycle of latency for the hash); the next
+limit is the per-port d/k from cfg_port_i, a quasi-static configuration input (registering
+it, or declaring it a multicycle path, removes it). SipHash needs its rounds pipelined:
+eight rounds in 4.55 ns are about 0.57 ns each, so some five stages of one or two rounds
+at 1 GHz.`

@@ -27,6 +27,7 @@ type Options struct {
 	Configs      []verilog.Config // co-simulated in Verilator, all in one build
 	Icarus       []verilog.Config // cross-run on Icarus Verilog (a subset of Configs)
 	Synth        []verilog.Config // synthesized with Yosys
+	SynthLibs    []*CellLibrary   // the libraries Synth is mapped to
 	Seed         uint64
 	Random       int    // random switch-stage vectors per configuration
 	IcarusRandom int    // random vectors of the Icarus runs (fewer: Icarus is slower)
@@ -56,6 +57,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Lanes < 0 || o.Lanes > 8 {
 		errs = append(errs, fmt.Errorf("lanes %d: give 1..8", o.Lanes))
+	}
+	if len(o.Synth) > 0 && len(o.SynthLibs) == 0 {
+		errs = append(errs, errors.New("configurations to synthesize but no library to map them to"))
 	}
 	if o.WorkDir == "" {
 		errs = append(errs, errors.New("no work directory"))
@@ -209,9 +213,11 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 		cr.explainAssertions(r)
 		o.logf("icarus    %-36s %6d vectors %4d mismatches %4d RTL assertions  %.2f s\n", c.Name(), r.Vectors, r.Mismatches, r.Assertions, r.Wall.Seconds())
 	}
-	stats, err := SynthesizeAll(ctx, filepath.Join(o.WorkDir, "yosys"), o.Synth, runtime.GOMAXPROCS(0), func(s *SynthStats) {
-		o.logf("yosys     %-36s %6d cells %4d flip-flops  %6.0f NAND2-eq  %5.2f ns  %d warnings  %.1f s\n", s.Config, s.Cells, s.FlipFlops,
-			s.Cell.NAND2Eq, s.Cell.Timing.CriticalNS, len(s.Warnings), s.Time.Seconds())
+	stats, err := SynthesizeAll(ctx, filepath.Join(o.WorkDir, "yosys"), o.Synth, o.SynthLibs, runtime.GOMAXPROCS(0), func(s *SynthStats) {
+		for _, c := range s.Mapped {
+			o.logf("yosys     %-36s %-6s %6d cells %4d flip-flops  %8.0f um^2  %5.2f ns  %6.1f Gb/s  %d warnings  %.1f s\n", s.Config, c.Library,
+				c.Cells, c.FlipFlops, c.AreaUM2, c.Timing.CriticalNS, c.LineRateGbps, len(s.Warnings), c.Time.Seconds())
+		}
 	})
 	if err != nil {
 		return nil, err
