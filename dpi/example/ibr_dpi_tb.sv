@@ -49,6 +49,8 @@ module ibr_dpi_tb (
   localparam int ShortPayload = 60;
   localparam int MaxPayload = 4128;
   localparam int RingSize = 16;    // packets in flight, at most (the stage holds a few words)
+  localparam int MaxWords = (MaxBytes + 7) / 8;  // 64-bit words of the longest packet
+  typedef bit [$clog2(RingSize)-1:0] slot_t;  // a packet's place in the ring (RingSize a power of 2)
 
   // ---- run parameters and the model
   string cfg_local, cfg_global, repro, name;
@@ -138,8 +140,14 @@ module ibr_dpi_tb (
   );
 
   // ---- what the model expects of each packet in flight
+  // A packet is kept as memory, one 64-bit word per entry as it crosses the
+  // DUT's ports (byte 0 in bits 63..56), never as a packet_t: Verilator
+  // evaluates a packed vector word by word, so a 33,600-bit packet_t copied,
+  // cleared or compared costs about a thousand operations each time, and a
+  // packet_t temporary of the clocked process is cleared on every clock.
+  // Words are compared as they leave the DUT; packet_t appears only at the
+  // model's calls, once per packet, and in the report of a mismatch.
   typedef struct packed {
-    packet_t in, out;
     state_t state_in, state_out;
     int unsigned index;
     int len;
@@ -151,9 +159,10 @@ module ibr_dpi_tb (
 
   expect_t ring[RingSize];
   expect_t blank;  // the record of an output with no packet in flight: zero
-  // The fields the checks read on every packet, beside the ring: reading a
-  // member of ring[i] copies the whole record.
-  packet_t exp_out[RingSize];
+  // The packets in flight, as they enter and as the model expects them out,
+  // words_of(len) words each; and the fields the checks read on every packet,
+  // beside the ring: reading a member of ring[i] copies the whole record.
+  longint unsigned in_mem[RingSize][MaxWords], exp_mem[RingSize][MaxWords];
   state_t exp_state_out[RingSize];
   int exp_len[RingSize], exp_field[RingSize];
   bit [4:0] exp_stat[RingSize];  // replaced, saturated, congested, hash, malformed: as the RTL's stat_* outputs
@@ -161,27 +170,41 @@ module ibr_dpi_tb (
   int unsigned mismatches, malformed;
   longint unsigned cycles, idle;
 
-  // ---- the packet being driven, and the one leaving
-  packet_t cur;
+  // ---- the packet being driven (in_mem[cur_slot]), and the one leaving
+  slot_t cur_slot;
   int cur_words, word;
   bit have, loaded;
   state_t model_state;
   bit [15:0] chain_switch;
   bit [7:0] chain_port;
   int unsigned chain_left;
-  packet_t got;
+  longint unsigned got_mem[MaxWords];  // the words of the packet leaving, for a report
   int got_words;
+  bit got_differs;  // a word of the packet leaving differs from the model's (or comes past its end)
   bit [4:0] got_stat;
 
-  // The report's functions take everything as arguments and stay functions
-  // (no_inline_task): inlined into the clocked process, their wide locals
-  // (a 2048-bit packet per call site) would be cleared on every clock.
+  // The report's functions stay functions (no_inline_task): inlined into the
+  // clocked process, their wide locals (a packet_t per call site) would be
+  // cleared on every clock.
 
-  function automatic string hex_of(packet_t p, int len);
+  function automatic int words_of(int len);
+    return (len + 7) / 8;
+  endfunction
+
+  // hex_of is the packet of len bytes in words w in hex.
+  function automatic string hex_of(input longint unsigned w[MaxWords], int len);
     /*verilator no_inline_task*/
     string s = "";
-    for (int i = 0; i < len; i++) s = {s, $sformatf("%02x", p[8*i+:8])};
+    for (int i = 0; i < len; i++) s = {s, $sformatf("%02x", w[i/8][63-8*(i%8)-:8])};
     return s;
+  endfunction
+
+  // packet_of is the packet of len bytes in words w as a packet_t, for the
+  // model's diff.
+  function automatic void packet_of(input longint unsigned w[MaxWords], int len, output packet_t p);
+    /*verilator no_inline_task*/
+    p = '0;  // shifted in from the last word: a write at a variable offset needs a module-level temporary
+    for (int i = words_of(len) - 1; i >= 0; i--) p = {p[8*MaxBytes-65:0], {<<8{w[i]}}};
   endfunction
 
   function automatic string state_hex(state_t st, int bits);
@@ -202,14 +225,14 @@ module ibr_dpi_tb (
     return s;
   endfunction
 
-  // report is the full report of a mismatch of packet x: what differs, the
-  // packet as it entered, detail, and the command that reruns it in the model.
-  // An output with no packet in flight is reported with index, the packet
-  // that comes next, and a blank record.
-  function automatic string report(expect_t x, int unsigned index, string what, string detail, string config_name,
-                                   string command, int bits);
+  // report is the full report of a mismatch of packet x (entered as in_words):
+  // what differs, the packet as it entered, detail, and the command that
+  // reruns it in the model. An output with no packet in flight is reported
+  // with index, the packet that comes next, and a blank record.
+  function automatic string report(expect_t x, input longint unsigned in_words[MaxWords], int unsigned index,
+                                   string what, string detail, string config_name, string command, int bits);
     /*verilator no_inline_task*/
-    string s, state = "", state_arg = "", cong_arg = "", in = hex_of(x.in, x.len);
+    string s, state = "", state_arg = "", cong_arg = "", in = hex_of(in_words, x.len);
     if (x.congested) cong_arg = " --congested";
     if (bits > 0) begin
       state = {" state ", state_hex(x.state_in, bits)};
@@ -222,10 +245,17 @@ module ibr_dpi_tb (
                          x.switch_id, x.port, cong_arg, state_arg, in)};
   endfunction
 
-  function automatic string packet_detail(chandle model, packet_t g, int g_len, packet_t want, int want_len);
+  // packet_detail compares the packet that left (g_len bytes, at most
+  // MaxBytes of them kept in g) with the model's.
+  function automatic string packet_detail(chandle model, input longint unsigned g[MaxWords], int g_len,
+                                          input longint unsigned want[MaxWords], int want_len);
     /*verilator no_inline_task*/
-    return $sformatf("  got  %s\n  want %s\n  diff:\n%s", hex_of(g, g_len), hex_of(want, want_len),
-                     indent(ibr_dpi_diff(model, g, g_len, want, want_len, MaxBytes)));
+    packet_t pg, pw;
+    int n = g_len < MaxBytes ? g_len : MaxBytes;
+    packet_of(g, n, pg);
+    packet_of(want, want_len, pw);
+    return $sformatf("  got  %s\n  want %s\n  diff:\n%s", hex_of(g, n), hex_of(want, want_len),
+                     indent(ibr_dpi_diff(model, pg, n, pw, want_len, MaxBytes)));
   endfunction
 
   function automatic string status_detail(expect_t x, bit [4:0] stat, int field);
@@ -247,27 +277,38 @@ module ibr_dpi_tb (
     if (mismatches <= max_fail) $write("%s", text);
   endfunction
 
+  // ibr_dpi_build imported again as model_build with pkt inout: the C
+  // function is the same (pkt an svBitVecVal array it writes whole), but an
+  // inout packet_t is passed by reference, where an output gets a packet_t
+  // temporary that the clocked process clears on every clock (Verilator 5).
+  import "DPI-C" ibr_dpi_build = function int model_build(input chandle model, input shortint unsigned slid,
+      input shortint unsigned dlid, input byte unsigned sl, input byte unsigned vl, input byte unsigned opcode,
+      input shortint unsigned pkey, input int unsigned dest_qp, input int unsigned psn, input byte unsigned resv6,
+      input byte unsigned tclass, input int unsigned flow_label, input byte unsigned hop_limit, input bit [127:0] sgid,
+      input bit [127:0] dgid, input packet_t payload, input int payload_len, inout packet_t pkt, output int len,
+      input int max_bytes);
   // next_packet draws a random packet, has the model build it and run its
   // stage, and files what the model expects.
   // next_packet's record and scratch: static, since wide automatic variables
-  // are cleared on every call.
+  // are cleared on every call. The bytes of payload past plen are never read.
   expect_t e;
   packet_t payload, pkt;
   state_t state;
   function void next_packet();
-    int st, plen, hop_l, hop_field;
+    int st, plen, hop_l, hop_field, n;
     bit k, hash_bit, replaced, saturated;
+    slot_t slot;
     k = below(4) == 0;  // a quarter global
     case (below(64)) inside
       [0:39]:  plen = below(ShortPayload + 1);
       [40:53]: plen = below(512 + 1);
       default: plen = below(MaxPayload + 1);
     endcase
-    for (int i = 0; i < (plen + 7) / 8; i++) payload[64*i+:64] = rnd();
+    for (int i = 0; i < words_of(plen); i++) payload[64*i+:64] = rnd();
     e = '0;
-    st = ibr_dpi_build(models[k], 16'(rnd()), 16'(rnd()), 8'(below(16)), 8'(below(16)), 8'(rnd()), 16'(rnd()),
-                       32'(below(1 << 24)), 32'(below(1 << 24)), 8'(below(64)), 8'(rnd()), 32'(below(1 << 20)),
-                       8'(rnd()), {rnd(), rnd()}, {rnd(), rnd()}, payload, plen, e.in, e.len, MaxBytes);
+    st = model_build(models[k], 16'(rnd()), 16'(rnd()), 8'(below(16)), 8'(below(16)), 8'(rnd()), 16'(rnd()),
+                     32'(below(1 << 24)), 32'(below(1 << 24)), 8'(below(64)), 8'(rnd()), 32'(below(1 << 20)),
+                     8'(rnd()), {rnd(), rnd()}, {rnd(), rnd()}, payload, plen, pkt, e.len, MaxBytes);
     if (st != IbrOk) begin
       $display("ERROR build: %s", ibr_dpi_error(models[k]));
       $finish;
@@ -277,7 +318,9 @@ module ibr_dpi_tb (
     e.port = chain_port;
     e.congested = below(2) == 1;
     e.state_in = model_state;
-    pkt = e.in;
+    slot = slot_t'(made % RingSize);
+    n = words_of(e.len);
+    for (int i = 0; i < n; i++) in_mem[slot][i] = {<<8{pkt[64*i+:64]}};
     state = model_state;
     st = ibr_dpi_stage(models[k], pkt, e.len, chain_switch, chain_port, e.congested, state, hop_l, hash_bit,
                        replaced, saturated, hop_field, MaxBytes, StateBits);
@@ -290,7 +333,8 @@ module ibr_dpi_tb (
       $display("ERROR stage: %s", ibr_dpi_error(models[k]));
       $finish;
     end
-    e.out = pkt;
+    // pkt: the packet out (unchanged when malformed), zero past e.len.
+    for (int i = 0; i < n; i++) exp_mem[slot][i] = {<<8{pkt[64*i+:64]}};
     e.state_out = state;
     model_state = state;
     e.replaced = replaced;
@@ -302,15 +346,14 @@ module ibr_dpi_tb (
       $display("ERROR more than %0d packets in flight", RingSize);
       $finish;
     end
-    ring[made%RingSize] = e;
-    exp_out[made%RingSize] = e.out;
-    exp_state_out[made%RingSize] = e.state_out;
-    exp_len[made%RingSize] = e.len;
-    exp_field[made%RingSize] = e.hop_field;
-    exp_stat[made%RingSize] = {e.replaced, e.saturated, e.congested, e.hash_bit, e.malformed};
+    ring[slot] = e;
+    exp_state_out[slot] = e.state_out;
+    exp_len[slot] = e.len;
+    exp_field[slot] = e.hop_field;
+    exp_stat[slot] = {e.replaced, e.saturated, e.congested, e.hash_bit, e.malformed};
     made++;
-    cur = e.in;
-    cur_words = (e.len + 7) / 8;
+    cur_slot = slot;
+    cur_words = n;
   endfunction
 
   always @(posedge clk_i or negedge rst_ni) begin
@@ -326,36 +369,42 @@ module ibr_dpi_tb (
       if (out_valid && out_ready_q) begin
         idle = 0;
         if (out_head == made) begin
-          fail(report(blank, made, "extra", $sformatf("  an output word %h with no packet in flight\n",
-                                                          out_data), name, repro, state_bits));
+          fail(report(blank, in_mem[made%RingSize], made, "extra",
+                      $sformatf("  an output word %h with no packet in flight\n", out_data), name, repro, state_bits));
         end else begin
           if (out_sop) begin
-            got = '0;
             got_words = 0;
+            got_differs = 0;
           end
-          if (got_words < MaxBytes / 8) got[64*got_words+:64] = {<<8{out_data}};
+          // Every word, the bytes past the packet's end in its last word
+          // included, against the model's (zero past its end).
+          if (got_words < MaxWords) got_mem[got_words] = out_data;
+          if (out_data != (got_words < words_of(exp_len[out_head%RingSize]) ?
+                           exp_mem[out_head%RingSize][got_words] : 64'h0))
+            got_differs = 1;
           got_words++;
           if (out_eop) begin
-            if (8 * got_words - int'(out_empty) != exp_len[out_head%RingSize] || got != exp_out[out_head%RingSize])
-              fail(report(ring[out_head%RingSize], out_head, "packet",
-                          packet_detail(models[0], got, 8 * got_words - int'(out_empty), exp_out[out_head%RingSize],
-                                        exp_len[out_head%RingSize]), name, repro, state_bits));
+            if (8 * got_words - int'(out_empty) != exp_len[out_head%RingSize] || got_differs)
+              fail(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "packet",
+                          packet_detail(models[0], got_mem, 8 * got_words - int'(out_empty),
+                                        exp_mem[out_head%RingSize], exp_len[out_head%RingSize]), name, repro,
+                          state_bits));
             out_head++;
           end
         end
       end
       if (stat_valid) begin
         if (stat_head == made) begin
-          fail(report(blank, made, "extra-status", "  a status with no packet in flight\n", name, repro,
-                      state_bits));
+          fail(report(blank, in_mem[made%RingSize], made, "extra-status", "  a status with no packet in flight\n", name,
+                      repro, state_bits));
         end else begin
           got_stat = {stat_replace, stat_saturated, stat_cong, stat_hash, stat_malformed};
           if (exp_stat[stat_head%RingSize][0] ? !stat_malformed :
               got_stat != exp_stat[stat_head%RingSize] || int'(stat_field) != exp_field[stat_head%RingSize])
-            fail(report(ring[stat_head%RingSize], stat_head, "status",
+            fail(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "status",
                         status_detail(ring[stat_head%RingSize], got_stat, int'(stat_field)), name, repro, state_bits));
           else if (state_bits > 0 && gen_state != exp_state_out[stat_head%RingSize])
-            fail(report(ring[stat_head%RingSize], stat_head, "state",
+            fail(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "state",
                         state_detail(gen_state, exp_state_out[stat_head%RingSize], state_bits), name, repro,
                         state_bits));
           stat_head++;
@@ -398,9 +447,9 @@ module ibr_dpi_tb (
         // An idle cycle inside the packet (before its first word: above), never
         // while a word offered is still waiting to be taken.
       end else if (have) begin
-        // Byte 0 of the packet leaves first, in bits 63..56 (cur is zero past the packet's end).
+        // Byte 0 of the packet leaves first, in bits 63..56 (zero past the packet's end).
         in_valid_q <= 1'b1;
-        in_data_q <= {<<8{cur[64*word+:64]}};
+        in_data_q <= in_mem[cur_slot][word];
         in_sop_q <= word == 0;
         in_eop_q <= word == cur_words - 1;
         in_empty_q <= 3'(8 * cur_words - exp_len[(made-1)%RingSize]);
@@ -419,8 +468,8 @@ module ibr_dpi_tb (
         $finish;
       end
       if (idle > 100000) begin
-        fail(report(ring[out_head%RingSize], out_head, "deadlock", $sformatf("  no progress in %0d cycles\n", idle), name,
-                    repro, state_bits));
+        fail(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "deadlock",
+                    $sformatf("  no progress in %0d cycles\n", idle), name, repro, state_bits));
         $display("RESULT packets=%0d mismatches=%0d malformed=%0d cycles=%0d", out_head, mismatches, malformed,
                  cycles);
         $finish;
