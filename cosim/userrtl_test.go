@@ -245,4 +245,15 @@ func TestRTLErrorLines(t *testing.T) {
 	if r.Assertions != 2 || r.FirstAssertion != "ERROR: a.sv:1: one" || r.Mismatches != 0 {
 		t.Errorf("assertions %d (first %q), mismatches %d; want 2, the first line, 0", r.Assertions, r.FirstAssertion, r.Mismatches)
 	}
+	// A $fatal of the RTL ends the run before its RESULT line: a Stopped
+	// error holding the mismatches printed before it; without an RTL error,
+	// a missing RESULT line is a plain failure.
+	_, err = parseOutput("verilator", []byte("MISMATCH index=3 what=stat got=1 want=2\n[90] %Fatal: ibr_switch_stage.sv:615: Assertion failed in TOP.t.u: byte 4\n%Error: ibr_switch_stage.sv:615: Verilog $stop\n"))
+	var st *Stopped
+	if !errors.As(err, &st) || st.Result.Assertions != 1 || len(st.Result.First) != 1 || st.Result.First[0].Index != 3 {
+		t.Errorf("a run a $fatal ended: %v (%+v), want a Stopped error with 1 assertion and the mismatch at 3", err, st)
+	}
+	if _, err := parseOutput("verilator", []byte("MISMATCH index=3 what=stat got=1 want=2\n")); err == nil || errors.As(err, &st) {
+		t.Errorf("a run with no RESULT line and no RTL error: %v, want a plain error", err)
+	}
 }

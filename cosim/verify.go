@@ -155,6 +155,9 @@ func Verify(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		r, err := m.Run(ctx, i, bin, RunOptions{MaxFail: o.MaxFail, Stall: o.Stall, Gap: o.Gap, Parts: o.Parts})
+		if st := (*Stopped)(nil); errors.As(err, &st) {
+			st.Of = len(set.Vectors)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s: %w", c.Name(), err)
 		}

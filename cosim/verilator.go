@@ -250,6 +250,19 @@ func (r *Result) countAssertion(line string) {
 	}
 }
 
+// Stopped is the error of a run that an error of the RTL itself ended (a
+// $fatal: no RESULT line): Result holds what the run printed before it, its
+// mismatches so far and the RTL's errors; Of is the vectors the run had
+// (Verify sets it). The comparison with the model found the bug only if
+// Result.First holds a mismatch.
+type Stopped struct {
+	Result *Result
+	Of     int
+	err    error
+}
+
+func (e *Stopped) Error() string { return e.err.Error() }
+
 var (
 	reMismatch = regexp.MustCompile(`^MISMATCH index=(\d+) what=(\S+) got=(\S*) want=(\S*)$`)
 	reCov      = regexp.MustCompile(`^COV field=(\d+) replace=(\d) cong=(\d) sat=(\d) n=(\d+)$`)
@@ -290,7 +303,11 @@ func parseOutput(sim string, out []byte) (*Result, error) {
 	}
 	r.Output = other.String()
 	if !done {
-		return r, fmt.Errorf("cosim: %s testbench ended without a RESULT line:\n%s", sim, tail(r.Output, 40))
+		err := fmt.Errorf("cosim: %s testbench ended without a RESULT line:\n%s", sim, tail(r.Output, 40))
+		if r.Assertions > 0 {
+			return r, &Stopped{Result: r, err: err}
+		}
+		return r, err
 	}
 	return r, nil
 }

@@ -235,6 +235,17 @@ type Result struct {
 	FirstAssertion string
 }
 
+// Stopped is the error of a run that an error of the RTL itself ended (a
+// $fatal: no RESULT line): Result holds what the run printed before it, its
+// mismatches so far and the RTL's errors. The comparison with the model found
+// the bug only if Result.First holds a mismatch.
+type Stopped struct {
+	Result *Result
+	err    error
+}
+
+func (e *Stopped) Error() string { return e.err.Error() }
+
 // Rate is the packets checked per second of simulation.
 func (r *Result) Rate() float64 { return float64(r.Packets) / r.SimTime.Seconds() }
 
@@ -350,7 +361,11 @@ func parse(out []byte) (*Result, error) {
 		other.WriteString(line + "\n")
 	}
 	if !done || !timed {
-		return r, fmt.Errorf("the testbench ended without its RESULT line:\n%s", verilate.Tail(other.String(), 40))
+		err := fmt.Errorf("the testbench ended without its RESULT line:\n%s", verilate.Tail(other.String(), 40))
+		if r.Assertions > 0 {
+			return r, &Stopped{Result: r, err: err}
+		}
+		return r, err
 	}
 	if other.Len() > 0 {
 		return r, fmt.Errorf("the testbench printed what it should not:\n%s", verilate.Tail(other.String(), 40))

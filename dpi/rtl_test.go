@@ -1,6 +1,9 @@
 package dpi
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestParseAssertions: the errors the RTL reports are counted apart from the
 // mismatches, Verilator's note of an error let pass is not output the
@@ -22,5 +25,16 @@ func TestParseAssertions(t *testing.T) {
 	tb := "%Error: " + TopModule + ".sv:12: the testbench's own\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n"
 	if _, err := parse([]byte(tb)); err == nil {
 		t.Error("a testbench's own error line was taken for the RTL's and accepted")
+	}
+	// A $fatal of the RTL ends the run before its RESULT line: a Stopped
+	// error; a missing RESULT line without one is a plain failure.
+	fatal := "MODEL 0.1 hash=mult0\n[40] %Fatal: ibr_switch_stage.sv:615: Assertion failed in TOP.ibr_dpi_tb.u: byte 4\n" +
+		"%Error: ibr_switch_stage.sv:615: Verilog $stop\n"
+	var st *Stopped
+	if _, err := parse([]byte(fatal)); !errors.As(err, &st) || st.Result.Assertions != 1 {
+		t.Errorf("a run a $fatal ended: %v, want a Stopped error with 1 assertion", err)
+	}
+	if _, err := parse([]byte("MODEL 0.1 hash=mult0\n")); err == nil || errors.As(err, &st) {
+		t.Errorf("a run with no RESULT line and no RTL error: %v, want a plain error", err)
 	}
 }

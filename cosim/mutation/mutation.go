@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,8 +78,8 @@ var Mutations = []Mutation{
 		"      if (iw_fire && is_tel_in) begin\n        byte4_q", "      if (iw_valid && is_tel_in) begin\n        byte4_q", def},
 	{"wcnt-511", KindWidth, "the word counter saturating at 511 words (packets over 4 KiB)", stage,
 		"widx == 11'h7ff ? widx : widx + 11'd1", "widx == 11'h1ff ? widx : widx + 11'd1", def},
-	{"pktlen-10-bits", KindWidth, "PktLen read as 10 bits, not 11", stage,
-		"assign pktlen  = iw_sop ? iw_data[26:16] : pktlen_q;", "assign pktlen  = iw_sop ? {1'b0, iw_data[25:16]} : pktlen_q;", def},
+	{"pktlen-10-bits", KindWidth, "PktLen held as 10 bits, not 11, after the sop word (packets over 4 KiB)", stage,
+		"pktlen_q   <= iw_data[26:16];", "pktlen_q   <= {1'b0, iw_data[25:16]};", def},
 	{"l-overflow", KindWidth, "l = count+1 computed in the count's width (0 at saturation)", stage,
 		"assign l = {1'b0, field_in} + LW'(1);", "assign l = {1'b0, field_in + FieldW'(1)};", def},
 	{"count-wraps", KindCounter, "the hop count wraps instead of saturating", stage,
@@ -88,7 +89,8 @@ var Mutations = []Mutation{
 	{"stat-field-old", KindCounter, "stat_field_o reports the field before the stage", stage,
 		"stat_field_o     <= field_new;", "stat_field_o     <= field_in;", def},
 	{"bad-vcrc-odd", KindBadPacket, "a bad-VCRC packet of odd PktLen (VCRC in lanes 4-5) leaves with a fresh valid VCRC", stage,
-		"assign vcrc_bad  = v_q[0] && vcrc_q[0] && ivcrc_got != ivcrc;", "assign vcrc_bad  = v_q[0] && vcrc_q[0] && !lane4_q[0] && ivcrc_got != ivcrc;", def},
+		"assign vcrc_bad  = v_q[0] && vcrc_q[0] && (ivcrc_got != ivcrc || len_bad_q);",
+		"assign vcrc_bad  = v_q[0] && vcrc_q[0] && (!lane4_q[0] && ivcrc_got != ivcrc || len_bad_q);", def},
 	{"bad-vcrc-fresh", KindBadPacket, "a bad-VCRC packet leaves with a fresh valid VCRC (no stomp)", stage,
 		"assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);", "assign vcrc = (head_lane4 ? crc4 : crc_base) ^ 16'hffff;", def},
 	{"lnh1-as-iba", KindBadPacket, "a raw packet (LNH 1) taken for an IBA transport packet", stage,
@@ -101,8 +103,8 @@ var Mutations = []Mutation{
 		"assign psn = iw_data[55:32];", "assign psn = iw_data[63:40];", def},
 	{"vcrc-byte-order", KindLane, "the VCRC sent most-significant byte first", stage,
 		": {vcrc[7:0], vcrc[15:8], edited[47:0]};", ": {vcrc[15:8], vcrc[7:0], edited[47:0]};", def},
-	{"vcrc-lane4", KindLane, "the VCRC lane chosen by PktLen bit 1, not bit 0", stage,
-		"lane4_q[0]   <= pktlen[0];", "lane4_q[0]   <= pktlen[1];", def},
+	{"vcrc-lane4", KindLane, "the VCRC lane chosen by PktLen bit 1, not by the frame's end (in_empty_i 2)", stage,
+		"assign lane4_in   = iw_empty == 3'd2;", "assign lane4_in   = pktlen[1];", def},
 	{"empty-lost", KindLane, "in_empty_i not carried to out_empty_o", stage,
 		"empty_q[2:0] <= iw_empty;", "empty_q[2:0] <= '0;", def},
 	{"vcrc-seed", KindReset, "the outgoing VCRC seeded with 0, not 0xFFFF", stage,
@@ -211,6 +213,7 @@ type Outcome struct {
 	OfPackets  int     `json:"of_packets"` // scoreboard: packets the run had (0: not run)
 	Mismatches int     `json:"mismatches"` // every mismatch of the run that found it (or of verify)
 	Assertions int     `json:"assertions"` // errors the RTL's own assertions reported, over the runs made
+	Stopped    string  `json:"stopped"`    // the runs an RTL assertion ended ($fatal) before their end: verify, scoreboard or both
 	Seconds    float64 `json:"seconds"`    // the mutant's builds and runs
 }
 
@@ -246,15 +249,28 @@ func Run(ctx context.Context, m Mutation, o Options) (*Outcome, error) {
 	}
 	vo := cosim.DefaultVerify
 	vo.Configs, vo.RTL, vo.WorkDir = []verilog.Config{c}, u, dir
+	out := &Outcome{ID: m.ID}
 	rep, err := cosim.Verify(ctx, vo)
-	if err != nil {
-		return nil, fmt.Errorf("mutation %s: %w", m.ID, err)
-	}
-	out := &Outcome{ID: m.ID, Mismatches: rep.Mismatches, Assertions: rep.Assertions}
-	for _, cr := range rep.Configs {
-		out.OfVectors += cr.Vectors
-		if r := cr.Verilator; r != nil && len(r.First) > 0 {
+	var st *cosim.Stopped
+	switch {
+	case errors.As(err, &st):
+		// An assertion inside the RTL ended the run: that is the RTL's own
+		// check, not the comparison, which caught the bug only if it found a
+		// mismatch before the stop.
+		r := st.Result
+		out.Stopped, out.Mismatches, out.Assertions, out.OfVectors = "verify", len(r.First), r.Assertions, st.Of
+		if len(r.First) > 0 {
 			out.Caught, out.By, out.Check, out.Vectors = true, "verify", r.First[0].What, r.First[0].Index+1
+		}
+	case err != nil:
+		return nil, fmt.Errorf("mutation %s: %w", m.ID, err)
+	default:
+		out.Mismatches, out.Assertions = rep.Mismatches, rep.Assertions
+		for _, cr := range rep.Configs {
+			out.OfVectors += cr.Vectors
+			if r := cr.Verilator; r != nil && len(r.First) > 0 {
+				out.Caught, out.By, out.Check, out.Vectors = true, "verify", r.First[0].What, r.First[0].Index+1
+			}
 		}
 	}
 	// The builds are large and each mutant's own: keep the disk flat.
@@ -278,12 +294,17 @@ func Run(ctx context.Context, m Mutation, o Options) (*Outcome, error) {
 		}
 		ro := dpi.DefaultRun
 		r, err := b.Run(ctx, 0, ro)
+		var dst *dpi.Stopped
+		if errors.As(err, &dst) {
+			r, err = dst.Result, nil
+			out.Stopped = strings.TrimPrefix(out.Stopped+", scoreboard", ", ")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("mutation %s: scoreboard: %w", m.ID, err)
 		}
 		out.OfPackets, out.Assertions = ro.Packets, out.Assertions+r.Assertions
 		if len(r.First) > 0 {
-			out.Caught, out.By, out.Check, out.Packets, out.Mismatches = true, "scoreboard", r.First[0].What, r.First[0].Packet+1, r.Mismatches
+			out.Caught, out.By, out.Check, out.Packets, out.Mismatches = true, "scoreboard", r.First[0].What, r.First[0].Packet+1, max(r.Mismatches, len(r.First))
 		}
 		if err := os.RemoveAll(sdir); err != nil {
 			return nil, err
@@ -304,6 +325,9 @@ func (o *Outcome) Summary() string {
 	}
 	if o.Caught {
 		s = "caught by " + o.caughtAt()
+	}
+	if o.Stopped != "" {
+		s += "; an RTL assertion stopped " + o.Stopped
 	}
 	return fmt.Sprintf("%s; %d mismatches, %d RTL assertion errors, %.1f s", s, o.Mismatches, o.Assertions, o.Seconds)
 }
@@ -355,6 +379,14 @@ func Row(m Mutation, o *Outcome) string {
 		by, check, n = "verify", o.Check, fmt.Sprintf("%d of %d vectors", o.Vectors, o.OfVectors)
 	case o.OfPackets > 0:
 		by = "escaped (verify, scoreboard)"
+	}
+	switch {
+	case o.Stopped != "" && o.Caught:
+		by += " (then an RTL assertion stopped " + o.Stopped + ")"
+	case o.Stopped != "":
+		// The RTL's own assertion ended a run ($fatal) before the comparison
+		// found anything: caught by the assertion, not by the comparison.
+		by = "RTL assertion only (it stopped " + o.Stopped + ")"
 	}
 	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %d |", m.ID, m.Kind, m.What, m.File, m.Config, by, check, n, o.Assertions)
 }
@@ -411,6 +443,11 @@ func ReadJSON(path string) ([]*Outcome, error) {
 	for _, o := range outs {
 		if o.Caught && o.By != "verify" && o.By != "scoreboard" {
 			return nil, fmt.Errorf("%s: %s caught by %q, want verify or scoreboard", path, o.ID, o.By)
+		}
+		switch o.Stopped {
+		case "", "verify", "scoreboard", "verify, scoreboard":
+		default:
+			return nil, fmt.Errorf("%s: %s stopped %q, want verify, scoreboard or both", path, o.ID, o.Stopped)
 		}
 	}
 	return outs, nil

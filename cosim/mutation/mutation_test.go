@@ -115,16 +115,58 @@ func TestCampaignTable(t *testing.T) {
 				t.Errorf("row %d (%s) cell %d: %q, want %q: rerun the campaign", i, m.ID, k, cells[k], w)
 			}
 		}
-		switch by := cells[5]; {
-		case by == "verify" && strings.HasSuffix(cells[7], " vectors"), by == "scoreboard" && strings.HasSuffix(cells[7], " packets"):
+		switch c, ok := rowCaught(cells); {
+		case !ok:
+			t.Errorf("row %d (%s): caught by %q after %q: no outcome", i, m.ID, cells[5], cells[7])
+		case c:
 			caught++
-		case strings.HasPrefix(by, "escaped") && cells[6] == "-" && cells[7] == "-":
-		default:
-			t.Errorf("row %d (%s): caught by %q after %q: no outcome", i, m.ID, by, cells[7])
 		}
 	}
 	if want := fmt.Sprintf("%d of %d planted bugs caught", caught, len(Mutations)); !strings.HasPrefix(summary, want) {
 		t.Errorf("summary %q, want it to begin %q", summary, want)
+	}
+}
+
+// rowCaught reads a table row's cells: whether the comparison with the model
+// caught the bug, and whether the row holds an outcome at all. A bug only an
+// RTL assertion caught (its $fatal stopped the run) is not caught.
+func rowCaught(cells []string) (caught, ok bool) {
+	by, _, _ := strings.Cut(cells[5], " (then an RTL assertion stopped ")
+	switch {
+	case by == "verify" && strings.HasSuffix(cells[7], " vectors"), by == "scoreboard" && strings.HasSuffix(cells[7], " packets"):
+		return true, true
+	case strings.HasPrefix(by, "escaped") && cells[6] == "-" && cells[7] == "-":
+		return false, true
+	case strings.HasPrefix(by, "RTL assertion only (it stopped ") && cells[6] == "-" && cells[7] == "-" && cells[8] != "0":
+		return false, true
+	}
+	return false, false
+}
+
+// TestRowStopped: a mutant whose run an RTL assertion ended counts as the
+// assertion's catch, never the comparison's, unless a mismatch came first;
+// the table's reading and Table's summary agree.
+func TestRowStopped(t *testing.T) {
+	m := Mutations[0]
+	for _, tc := range []struct {
+		o      Outcome
+		by     string
+		caught bool
+	}{
+		{Outcome{ID: m.ID, Stopped: "verify", Assertions: 1, OfVectors: 9}, "RTL assertion only (it stopped verify)", false},
+		{Outcome{ID: m.ID, Stopped: "verify", Assertions: 1, Caught: true, By: "verify", Check: "stat", Vectors: 3, OfVectors: 9, Mismatches: 1},
+			"verify (then an RTL assertion stopped verify)", true},
+		{Outcome{ID: m.ID, OfVectors: 9}, "escaped", false},
+		{Outcome{ID: m.ID, Caught: true, By: "verify", Check: "stat", Vectors: 3, OfVectors: 9, Mismatches: 1}, "verify", true},
+	} {
+		cells := strings.Split(strings.Trim(Row(m, &tc.o), "| "), " | ")
+		caught, ok := rowCaught(cells)
+		if cells[5] != tc.by || !ok || caught != tc.caught {
+			t.Errorf("%+v: caught by %q (outcome %t, caught %t), want %q, caught %t", tc.o, cells[5], ok, caught, tc.by, tc.caught)
+		}
+		if tc.o.Stopped != "" && !strings.Contains(tc.o.Summary(), "an RTL assertion stopped verify") {
+			t.Errorf("%+v: summary %q does not say the run was stopped", tc.o, tc.o.Summary())
+		}
 	}
 }
 
