@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package battery
 
 import (
@@ -66,7 +68,7 @@ func agreementExact(a, b uint32) uint64 {
 	m := uint(32 - s)
 	mask := uint64(1)<<m - 1
 	r := uint64(b>>s) * inverseOdd(uint64(a>>s), m) & mask
-	return uint64(1)<<(s+1) * agreementTop(r, m)
+	return uint64(1) << (s + 1) * agreementTop(r, m)
 }
 
 // agreementTop returns T = #{x in [M/2, M): top(r*x mod M) = 1}, M = 2^m,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package battery is the statistical battery of `ibreservoir stats`: it says,
 // for every combination of hash, packet-id option, link encoding, generator
 // and hop-count width, whether the reservoir-sampling scheme of Taffet's

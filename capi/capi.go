@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command capi is libibreservoir, the reference model (package refmodel) as
 // a C library with the interface of ibreservoir.h:
 //

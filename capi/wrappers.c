@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The public entry points of ibreservoir.h. Each calls its Go function
 // (capi.go) with the same arguments; the casts only drop the const that
 // cgo's declarations cannot carry. Compiling this file against both

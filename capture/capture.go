@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package capture reads InfiniBand packets from pcap and pcapng files and
 // writes them as pcap files that Wireshark opens.
 //

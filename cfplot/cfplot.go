@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cfplot draws congested-fraction plots in the style of the thesis's
 // Figure 3.1 (section 3.4): switch stages in rows (cores at the top, leaves at
 // the bottom), switches as light blue circles, every link between switches

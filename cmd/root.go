@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cmd holds the ibreservoir command line: one file per subcommand,
 // each registering itself with the root command in an init function.
 package cmd

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package congestion holds the pluggable definitions of "this output port is
 // congested" that feed the congested bit c of the switch stage (Alg. 3 line 6,
 // Alg. 6 line 6, Alg. 8 line 5).

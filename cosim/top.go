@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cosim co-simulates the RTL switch stage of package verilog against
 // the golden vectors of package vectors: a self-checking Verilator testbench
 // (one build holding every configuration, chosen at run time), the same

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dpi builds and runs the DPI-C scoreboard of the RTL switch stage:
 // ibr_dpi_pkg.sv (the model's SystemVerilog import package), ibr_dpi.cc (its
 // DPI adapter over the C library of ./capi), and the example testbench

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package fabric
 
 // counterStats returns, per link, the largest forced idle time fraction over

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package fabric
 
 // An event is one thing that happens at a switch port or a NIC at a given

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fabric is a packet-level discrete-event model of an InfiniBand fat
 // tree carrying the reservoir-sampling telemetry of Taffet's thesis: the
 // end-to-end check that a few bits per packet answer "where is the traffic,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package fabric
 
 // maxPathLen bounds the path lengths tracked per link (2*levels-1; trees here

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package hash
 
 // Candidate hashes for decoding (docs/hashes-and-generators.md, "Candidates

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package hash holds the one-bit hashes H(id, d) of thesis section 5.4, the
 // packet-id choices and the link-identifier encodings they are applied to.
 //

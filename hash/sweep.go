@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package hash
 
 //go:generate go run -C internal/asmgen . -out ../../sweep_amd64.s -table ../../sweep_kernels_amd64.go

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package header
 
 // The two link-level checks of an InfiniBand packet (IBA Vol. 1, section 7.8):

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package header models the bytes of an InfiniBand transport packet as the
 // telemetry of Taffet's thesis (chapter 5) needs them, bit for bit:
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package lfsr holds maximal-length linear feedback shift registers of every
 // width from 3 to 32 bits, in Fibonacci and Galois form: the "normal linear
 // feedback shift register" of the random-number circuit of thesis section 5.9

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package refmodel is the bit-exact reference model of the reservoir-sampling
 // telemetry of Taffet's thesis (chapters 3 and 5), over real IBA header bytes:
 //

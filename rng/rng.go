@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package rng holds the switch-side random-number generators of thesis section
 // 5.9. Each answers, once per draw, "did a uniform draw on {0, ..., l-1} come
 // out 0?", which is all reservoir sampling with a reservoir of one needs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Cross-builds the ibreservoir command and every package for each release
 # platform, without cgo: linux/amd64, linux/arm64, darwin/amd64, darwin/arm64,
 # windows/amd64; and vets every package, tests included, once per operating

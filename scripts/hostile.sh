@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The hostile-input suite: truncated and crafted captures, bad flag values
 # (NaN, infinities, negatives, overflow, empty), vector sets whose manifest,
 # index or header lie, two runs in one work or output directory, interrupts

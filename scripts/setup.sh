@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the tools the tests need when they are missing: Go's module
 # downloads, and, from Debian's packages, the HDL tools of packages verilog and
 # cosim (Verilator for lint and co-simulation, Icarus Verilog as the second
 # simulator, Yosys for synthesis and its formal flows, yosys-smtbmc with the z3
 # solver, ABC (yosys-abc) and CryptoMiniSat for the formal properties, OpenSTA and the OSU 0.18 um
 # standard-cell library for area and timing) and tshark (the capture package's test opens
-# the ERF pcap files with it). Safe to run again: it installs only what is
+# the ERF pcap files with it), and qemu-user-static (the decode kernels'
+# portable path is cross-checked as an arm64 build under qemu-aarch64-static).
+# Safe to run again: it installs only what is
 # missing, and does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +27,9 @@ declare -A pkgs=(
   [z3]=z3
   [cryptominisat5]=cryptominisat
   [tshark]=tshark
+  [qemu-aarch64-static]=qemu-user-static
 )
-tools=(verilator yosys yosys-smtbmc yosys-abc iverilog vvp sta z3 cryptominisat5 tshark)
+tools=(verilator yosys yosys-smtbmc yosys-abc iverilog vvp sta z3 cryptominisat5 tshark qemu-aarch64-static)
 missing=()
 for cmd in "${tools[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1; then

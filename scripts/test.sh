@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The full test suite, as CI runs it (.ci/run calls this script).
 #   1. installs what the tests need and is missing (scripts/setup.sh);
 #   2. go vet, then every Go test (unit, golden, cross-check, co-simulation,

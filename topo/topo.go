@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package topo builds the fat-tree topologies the simulator runs on and
 // answers the routing questions about them: which output ports lead a packet
 // toward a destination on a minimal path, and which links a packet between two

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package vectors generates golden test vectors from the reference model
 // (package refmodel), reproducible byte for byte from a seed:
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package verilog holds the synthesizable SystemVerilog switch stage of the
 // one-reservoir telemetry scheme (thesis section 5.7, Alg. 8), bit-exact with
 // package refmodel: header-field extraction from the LRH and BTH as the words

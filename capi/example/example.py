@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """example.py: the C library from Python (the ibreservoir package of
 python/, ctypes, standard library only), as a cocotb-style testbench would
 use it: the same run as stage.c.

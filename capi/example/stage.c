@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * stage.c: the C library in a C program. A sender NIC's packet crosses a
  * 5-hop path (the third switch's port congested), the receiver reads it,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * ibreservoir.h: the C interface of libibreservoir, the bit-exact reference
  * model of in-band reservoir-sampling telemetry in InfiniBand switches

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package include holds ibreservoir.h, the C interface of libibreservoir
 // (the reference model built as a C library from ./capi), for the programs
 // that write it beside their builds: the DPI scoreboard's (package dpi).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gen_tbheader writes cosim/tb/ibr_vectors.h from package vectors'
 // format constants (go generate ./cosim).
 package main

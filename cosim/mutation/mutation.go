@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package mutation is the project's mutation campaign on the RTL switch
 // stage: bugs of the kinds a team writes (which cycle samples an input,
 // counter and length widths, gap and stall handling, bad-packet handling,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
   // ---- The body of ibr_example_tb (cosim/tb/example_tb_body.sv; package cosim
   // ---- puts the configuration's parameters above it and the stage below).
   //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The self-checking Verilator testbench of package cosim (ibreservoir verify).
 //
 // It reads a binary switch-stage vector file (format in vectors/format.go and

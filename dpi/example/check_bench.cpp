@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // check_bench.cpp: the throughput of the scoreboard's check, the part of
 // ibr_dpi_tb that runs per packet whatever the RTL: the model's switch stage
 // through the DPI adapter (ibr_dpi_stage, with svBitVecVal arguments as a

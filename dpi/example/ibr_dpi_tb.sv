@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_dpi_tb: a constrained-random scoreboard for the RTL switch stage, with
 // the reference model called through DPI-C (ibr_dpi_pkg) for every packet.
 //

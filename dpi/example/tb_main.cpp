@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // The C++ harness of ibr_dpi_tb: it drives the clock and reset and nothing
 // else; the testbench (stimulus, DPI model, scoreboard) is SystemVerilog.
 // Inputs change with the falling edge, away from the sampling edge, as in

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_dpi.cc: the DPI-C adapter of ibr_dpi_pkg.sv. Each function converts its
 // SystemVerilog arguments (svBitVecVal vectors, svBit, chandle) and calls one
 // function of the C interface (capi/include/ibreservoir.h); it keeps no state

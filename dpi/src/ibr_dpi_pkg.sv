@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_dpi_pkg: the ibreservoir reference model (libibreservoir, the Go model
 // built as a C library) in SystemVerilog through DPI-C, for scoreboards that
 // check a switch pipeline packet by packet.

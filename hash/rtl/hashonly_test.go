@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package rtl holds hash-only RTL of candidate hashes (ibr_hashonly.sv),
 // checked against the Go model in Icarus Verilog and synthesized like for
 // like: the same Yosys flow and ABC script (cosim's, the full one, for every
@@ -72,7 +74,7 @@ func TestHashOnlySynthesis(t *testing.T) {
 	if names == "" {
 		t.Skip("IBR_HASH_SYNTH=<modules> runs the synthesis")
 	}
-	lib, err := cosim.LoadLibrary(cosim.Liberty)
+	lib, err := cosim.OSU018.Load(t.TempDir())
 	if err != nil {
 		t.Skip(err)
 	}
@@ -80,14 +82,14 @@ func TestHashOnlySynthesis(t *testing.T) {
 	// One script for every hash: cosim's full one (logic optimization, then
 	// delay mapping), or with IBR_HASH_ABC=light its light one (delay
 	// mapping alone, what cosim gives SipHash's stages).
-	abc := cosim.MappingScript(verilog.Config{Hash: hash.New(hash.Mult0)})
+	abc := cosim.MappingScript(verilog.Config{Hash: hash.New(hash.Mult0)}, cosim.OSU018)
 	if os.Getenv("IBR_HASH_ABC") == "light" {
-		abc = cosim.MappingScript(verilog.Config{Hash: hash.New(hash.SipHash)})
+		abc = cosim.MappingScript(verilog.Config{Hash: hash.New(hash.SipHash)}, cosim.OSU018)
 	}
 	for _, name := range strings.Split(names, ",") {
 		top := "ibr_hashonly_" + name
 		dir := t.TempDir()
-		script := cosim.SynthesisScript([]string{src}, top, lib.Path, dir, abc)
+		script := cosim.SynthesisScript([]string{src}, top, lib.Path, "", dir, abc)
 		out, err := exec.Command("yosys", "-q", "-p", script).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: yosys: %v\n%s", name, err, out)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Hash-only modules for like-for-like synthesis of candidate hashes
 // (docs/hashes-and-generators.md): each registers its inputs and its bit, so
 // that OpenSTA times the hash alone from flip-flop to flip-flop. k_i is the

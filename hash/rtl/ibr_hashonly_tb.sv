@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Checks the hash-only modules against vectors the Go model wrote
 // (hashonly_test.go): one line per case, "id k d mult0 mxm siphash" in hex.
 `timescale 1ns/1ps

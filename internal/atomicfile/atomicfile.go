@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package atomicfile writes output files whole or not at all: the data goes to
 // a temporary file in the same directory, which is synced and renamed over the
 // destination only when everything succeeded.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cli is the command line's shared vocabulary: the typed flag values
 // every ibreservoir command binds (one parser and one range check per kind of
 // value), flag suggestions for mistyped names, the check that refuses a flag

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cpu reports the CPU features the fast paths dispatch on, the path
 // the process runs, and the CPU's identity for the provenance recorded in
 // manifests.

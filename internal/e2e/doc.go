@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package e2e runs the ibreservoir command as its users do, from outside:
 //
 //   - TestDocumentedCommands clones the repository into a temporary

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package golden compares test output with the golden files in a package's
 // testdata directory, and rewrites them when the tests run with -update.
 package golden

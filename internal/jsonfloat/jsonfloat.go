@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package jsonfloat is the project's one JSON form of a float64 that may not
 // be finite: NaN is null, the infinities are the strings "+Inf" and "-Inf",
 // and a finite value is a JSON number.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package lock keeps two runs out of one work or output directory. A run
 // that holds a directory takes an exclusive flock(2) on a lock file inside
 // it (Dir) or on the directory itself (Parent, for a directory that a run

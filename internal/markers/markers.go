@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package markers rewrites the generated part of a text file: the lines
 // between a begin marker and an end marker (HTML comments in Markdown, so a
 // page renders the same), leaving the rest of the file as it is.

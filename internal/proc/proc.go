@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package proc runs the HDL tools (Verilator, Icarus Verilog, Yosys, OpenSTA,
 // yosys-smtbmc) so that Ctrl-C stops them whole and is reported as an
 // interrupt, not as the tool failing.

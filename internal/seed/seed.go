@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package seed derives independent, reproducible 64-bit seeds for the
 // components of a run (a port's generator, a NIC's sender draws, a traffic
 // source) from one run seed and the component's identity (docs/spec.md §6).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package synthrec is the record of docs/synthesis.json: one RTL
 // configuration's cost, as `ibreservoir verify --synth` writes it (package
 // cosim) and `ibreservoir stats choose` reads it (package battery).

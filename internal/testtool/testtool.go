@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package testtool is the tests' one rule for what they need from the
 // machine: a missing program (or file) skips the test, except under CI (the
 // environment variable CI set, as scripts/test.sh sets it), where

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package verilate builds Verilator models: the sources written to a build
 // directory, one `verilator --build` run, and the result reused while
 // nothing that went into it has changed (a stamp of the flags, the sources,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package version holds the tool version that manifests, the command line
 // and the C library report: one place for it.
 package version

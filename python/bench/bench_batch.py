@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """bench_batch.py: the package's batch calls' rate, packets per second of
 one call over N packets (default 1,000,000) of 66 bytes (the default
 configuration, a 38-byte payload), against the single calls' rate.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package's build backend (PEP 517), standard library only, so that
 `pip install ./python` works offline: it needs no setuptools, wheel or any
 other download.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ibreservoir: the reference model's C library (libibreservoir) from Python,
 through ctypes (standard library only). The structures mirror
 capi/include/ibreservoir.h, which documents every function; a failing call

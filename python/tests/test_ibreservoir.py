@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the ibreservoir package: arguments out of range, the batch calls
 against the single ones, and fork(). Run them on the installed package
 (python -m unittest discover -s python/tests); Library() loads the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_crc16_bytes: the VCRC register (CRC-16, polynomial 0x100B, reflected;
 // IBA Vol. 1 section 7.8.2) advanced over NBytes bytes, data_i[8*NBytes-1 -: 8]
 // first. No initial value or final XOR: the register stays outside

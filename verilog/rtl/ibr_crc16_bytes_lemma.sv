@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_crc16_bytes_lemma: the lemma property (b) of ibr_switch_stage rests on
 // (ibreservoir verify --formal proves it first): ibr_crc16_bytes equals the
 // CRC-16 of IBA Vol. 1 7.8.2 computed bit-serially (polynomial 0x100B,

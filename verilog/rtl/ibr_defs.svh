@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_defs.svh: the two macros of the ibr_stage library, included by every
 // module file (guarded, so any compilation-unit arrangement works). Both exist
 // only to bridge Icarus Verilog 11, which has neither of the constructs they

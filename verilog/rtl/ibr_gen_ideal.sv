@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_gen_ideal: the reference generator of docs/spec.md section 4,
 // xoshiro128** (Blackman and Vigna) with the exact rejection rule. A draw for l
 // takes outputs r until r < A(l) = l*floor(2^32/l) and answers r < Z(l) =

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_gen_lfsr_lut: the comparator circuit of thesis Figure 5.7 (section 5.9),
 // as package rng's lfsr-lut/b<B>[/k<K>] defines it: a B-bit maximal-length
 // LFSR in Fibonacci form (bit 0 is the output, the parity of the tapped bits

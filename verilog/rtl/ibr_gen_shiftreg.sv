@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_gen_shiftreg: the circulating shift registers of thesis Figure 5.6
 // (section 5.9), as package rng's shiftreg/... defines them: for each l =
 // 1..MaxL an l-bit register r_l holding a single 0, r_l[i] at state bit

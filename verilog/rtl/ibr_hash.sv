@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_hash: H(id, d), one bit (docs/spec.md section 3, thesis section 5.4).
 // Every kind but SipHash is parity((id*K) & Mask) ^ C with K a per-port
 // constant (hash.Func.FormID; ibr_link_pre computes it): K = d (parity, single,

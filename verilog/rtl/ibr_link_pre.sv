@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_link_pre: the link identifier d of (switch ID, output port) and the
 // per-port multiplier K of the hash (docs/spec.md section 3). Combinational;
 // the stage registers its outputs when the port is configured.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // ibr_switch_stage: one switch's egress stage of the one-reservoir telemetry
 // scheme (Taffet, thesis section 5.7, Alg. 8), bit-exact with package refmodel
 // of the ibreservoir Go model (docs/spec.md sections 2-5), on the telemetry

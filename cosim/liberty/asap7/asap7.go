@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package asap7 holds the ASAP7 7.5-track standard-cell timing libraries
 // (RVT, typical corner TT, 0.7 V, 25 C; NLDM; time in ps, area in um^2) of
 // the ASAP7 predictive 7 nm PDK, as the OpenROAD flow scripts ship them

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command asmgen generates the AVX-512 and AVX2 sweep kernels of package hash
 // (sweep_amd64.s) and the Go table that declares and describes them
 // (sweep_kernels_amd64.go). It is run by `go generate ./hash` and exits

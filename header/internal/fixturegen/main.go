@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command fixturegen writes header/fixture_test.go: byte fixtures of captured
 // packets, each with a hex dump above it, so that the dump and the bytes
 // cannot disagree (run `go generate ./header`).

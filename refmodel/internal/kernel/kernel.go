@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package kernel is the inner loop of the one-bit decode (thesis Alg. 7 lines
 // 2-12 and Alg. 9 lines 2-10): for a batch of packets sharing one candidate
 // set, evaluate H(id, d) for every candidate link d and charge each packet's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command genpkg writes rtl/ibr_pkg.sv, the ibr_stage library's package, from
 // the Go model's packages (verilog.Package). Run it through go generate in
 // package verilog; TestPackage fails while the checked-in file differs.

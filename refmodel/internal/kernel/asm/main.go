@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command asm generates avx512_amd64.s and avx2_amd64.s, the AVX-512 and
 // AVX2 forms of the decode kernels' contracts (see package kernel; -isa
 // chooses the file, avx2.go in this directory describes the AVX2 forms):
