@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// With the hostile suite's helpers: Linux only.
+
+//go:build linux
+
 package e2e
 
 import (

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// The hostile suite reads /proc and makes itself the child subreaper: Linux
+// only, as CI.
+
+//go:build linux
+
 package e2e
 
 import (
