@@ -490,7 +490,9 @@ func pathEnd(point, src string) string {
 // and of variants of the RTL timed the same way, say of their critical paths.
 const CriticalPathNotes = `What the paths are (OpenSTA's reports of these netlists, each path's
 flip-flops traced to their RTL by Yosys's src attributes; arrival times at a flip-flop's
-D pin, setup excluded):
+D pin, setup excluded). The times and line numbers in this part were measured on the
+stage before it took frames of any length (docs/spec.md section 5); the tables above
+are the current stage's:
 
 * mult0_ideal_c3, the default: the ideal generator's draw, inside one block of
   ibr_gen_ideal.sv: the xoshiro128** state s1_q, then r = rotl(s1 x 5, 7) x 9 (two
@@ -517,7 +519,7 @@ Variants of the RTL (not in the tree), mapped and timed the same way:
 
 | variant | mult0_ideal_c3 | mult0_lfsr_lut_b16_c3 | siphash_lfsr_lut_b16_c3 |
 |---|---:|---:|---:|
-| as in the tree | 1.348 ns, 742 MHz | 0.938 ns, 1066 MHz | 4.635 ns, 216 MHz |
+| the stage before frames of any length | 1.348 ns, 742 MHz | 0.938 ns, 1066 MHz | 4.635 ns, 216 MHz |
 | hash input registered (the id a flip-flop, the hash a cycle later) | the draw's, unchanged | 0.928 ns, 1078 MHz (cfg_port_i to d_q/k_q) | 4.575 ns, 219 MHz (the hash alone 4.55) |
 | hash input registered, and s1 x 5 kept in a register beside the state (one adder left before the compares) | 0.942 ns, 1061 MHz (cfg_port_i to d_q/k_q 0.922, the draw 0.901, the hash 0.863) | | |
 
