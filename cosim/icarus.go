@@ -37,7 +37,7 @@ func hexLayout() []string {
 		name string
 		flag int
 	}{{"FlagLoadBit", vectors.FlagLoad}, {"FlagCongestedBit", vectors.FlagCongested}, {"FlagReplaceBit", vectors.FlagReplace},
-		{"FlagSaturatedBit", vectors.FlagSaturated}, {"FlagHashBit", vectors.FlagHash}} {
+		{"FlagSaturatedBit", vectors.FlagSaturated}, {"FlagHashBit", vectors.FlagHash}, {"FlagRawBit", vectors.FlagRaw}} {
 		ps = append(ps, fmt.Sprintf("localparam int %s = %d;", f.name, bits.TrailingZeros(uint(f.flag))))
 	}
 	return ps

@@ -58,7 +58,8 @@ func TBHeader() []byte {
 		name string
 		v    int
 	}{{"kFlagLoad", vectors.FlagLoad}, {"kFlagCongested", vectors.FlagCongested}, {"kFlagReplace", vectors.FlagReplace},
-		{"kFlagSaturated", vectors.FlagSaturated}, {"kFlagHash", vectors.FlagHash}, {"kFlagGlobal", vectors.FlagGlobal}} {
+		{"kFlagSaturated", vectors.FlagSaturated}, {"kFlagHash", vectors.FlagHash}, {"kFlagGlobal", vectors.FlagGlobal},
+		{"kFlagRaw", vectors.FlagRaw}} {
 		fmt.Fprintf(&b, "constexpr uint8_t %s = 0x%02x;\n", f.name, f.v)
 	}
 	b.WriteString("\n}  // namespace ibr_vectors\n")

@@ -71,24 +71,27 @@ func (m *Model) MinFrame() int {
 // (the generator draws the same), every other byte passes unchanged, and its
 // last two bytes become the complement of the valid VCRC of the bytes before
 // them (stomped: never valid, so a second stage finds it corrupt and stomps it
-// again). The frame
-// must be 4k+2 bytes, at least MinFrame, of the model's LNH; anything else is
-// an error and frame is left as it was.
+// again).
+//
+// A raw packet (LNH 0 or 1: no BTH, so no telemetry field) is forwarded with
+// no telemetry change and no draw, the generator untouched: a sound one leaves
+// as it came (its VCRC recomputed, which is the same), a corrupt one (the same
+// three checks) with its VCRC stomped; the result says Raw and nothing else.
+//
+// The frame must be 4k+2 bytes, at least MinFrame (a raw one at least its
+// LRH and VCRC, 10 bytes), of the model's LNH or a raw one; anything else is an error and
+// frame is left as it was.
 func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested bool, g rng.Generator) (StageResult, Corruption, error) {
-	var c Corruption
 	if err := m.CheckFrame(frame); err != nil {
-		return StageResult{}, c, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+		return StageResult{}, 0, fmt.Errorf("switch %d port %d: %w", sw, port, err)
 	}
+	c := FrameCorruption(frame)
 	n := len(frame) - header.VCRCLen
-	pl := int(header.PktLenOf(frame))
-	if pl != n/4 {
-		c |= CorruptLength
-	}
-	if pl > MaxLegalPktLen {
-		c |= CorruptOversize
-	}
-	if binary.LittleEndian.Uint16(frame[n:]) != header.CRC16(frame[:n]) {
-		c |= CorruptVCRC
+	if IsRaw(frame) {
+		if c != 0 {
+			binary.LittleEndian.PutUint16(frame[n:], ^header.CRC16(frame[:n]))
+		}
+		return StageResult{Raw: true}, c, nil
 	}
 	if c == 0 {
 		r, err := m.Stage(frame, sw, port, congested, g)
@@ -114,9 +117,34 @@ func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested b
 	return r, c, nil
 }
 
+// IsRaw says the frame is a raw packet: its LRH's LNH (0, raw, or 1, raw
+// IPv6) says no BTH follows, so it carries no telemetry field.
+func IsRaw(frame []byte) bool { return header.LNHOf(frame) < header.LNHLocal }
+
+// FrameCorruption is step 0's verdict on a frame of 4k+2 bytes (CheckFrame):
+// its VCRC, PktLen against its length, PktLen against the longest legal
+// packet.
+func FrameCorruption(frame []byte) Corruption {
+	var c Corruption
+	n := len(frame) - header.VCRCLen
+	pl := int(header.PktLenOf(frame))
+	if pl != n/4 {
+		c |= CorruptLength
+	}
+	if pl > MaxLegalPktLen {
+		c |= CorruptOversize
+	}
+	if binary.LittleEndian.Uint16(frame[n:]) != header.CRC16(frame[:n]) {
+		c |= CorruptVCRC
+	}
+	return c
+}
+
 // CheckFrame refuses a frame StageCutThrough cannot take: shorter than the
-// LRH, not 4k+2 bytes, of another LNH than the model's, longer than PktLen's
-// 11 bits describe, or too short for its headers and ICRC (MinFrame).
+// LRH, not 4k+2 bytes, of another transport LNH than the model's (a raw one,
+// LNH 0 or 1, is taken), longer than PktLen's 11 bits describe, or too short
+// for its headers and ICRC (MinFrame; a raw frame need only hold its LRH and
+// VCRC: the stage reads nothing of it beyond the LRH).
 func (m *Model) CheckFrame(frame []byte) error {
 	if len(frame) < header.LRHLen {
 		return fmt.Errorf("a %d-byte frame is shorter than the %d-byte LRH", len(frame), header.LRHLen)
@@ -125,14 +153,15 @@ func (m *Model) CheckFrame(frame []byte) error {
 	if n%4 != 0 {
 		return fmt.Errorf("a %d-byte frame: the link delivers 4k+2-byte frames", len(frame))
 	}
-	if lnh := header.LNHOf(frame); lnh != m.cfg.LNH {
-		return fmt.Errorf("LRH byte 1: LNH=%d, but the model is configured for LNH=%d packets", lnh, m.cfg.LNH)
+	raw := IsRaw(frame)
+	if lnh := header.LNHOf(frame); !raw && lnh != m.cfg.LNH {
+		return fmt.Errorf("LRH byte 1: LNH=%d, but the model is configured for LNH=%d packets (or raw ones, LNH 0 and 1)", lnh, m.cfg.LNH)
 	}
 	if n/4 > header.MaxPktLen {
 		return fmt.Errorf("a %d-byte frame is longer than the 11-bit PktLen describes (%d bytes)", len(frame), 4*header.MaxPktLen+header.VCRCLen)
 	}
-	if len(frame) < m.MinFrame() {
-		return fmt.Errorf("a %d-byte frame does not reach the end of its headers and ICRC (%d bytes)", len(frame), m.MinFrame())
+	if min := m.MinFrame(); !raw && len(frame) < min {
+		return fmt.Errorf("a %d-byte frame does not reach the end of its headers and ICRC (%d bytes)", len(frame), min)
 	}
 	return nil
 }

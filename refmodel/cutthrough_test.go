@@ -5,6 +5,8 @@ package refmodel
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"testing"
 
 	"ibreservoir/header"
@@ -101,5 +103,67 @@ func TestStageCutThrough(t *testing.T) {
 		if !bytes.Equal(in, bad) {
 			t.Errorf("a refused %d-byte frame was changed", len(bad))
 		}
+	}
+}
+
+// TestStageCutThroughRaw: a raw packet (LNH 0 or 1, no BTH) passes with no
+// telemetry change and no draw; a corrupt one is stomped like any other.
+func TestStageCutThroughRaw(t *testing.T) {
+	m, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lnh := range []uint8{header.LNHRaw, header.LNHIPv6Raw} {
+		for _, size := range []int{10, 26, 90} {
+			sound := make([]byte, size)
+			for i := range sound {
+				sound[i] = byte(i*29 + 3)
+			}
+			sound[header.LRHPosSL] = sound[header.LRHPosSL]&^3 | lnh
+			binary.BigEndian.PutUint16(sound[header.LRHPosPktLen:], uint16((size-header.VCRCLen)/4))
+			n := size - header.VCRCLen
+			binary.LittleEndian.PutUint16(sound[n:], header.CRC16(sound[:n]))
+			for _, tc := range []struct {
+				name string
+				mod  func([]byte)
+				want Corruption
+			}{
+				{"sound", func([]byte) {}, 0},
+				{"vcrc", func(b []byte) { b[n+1] ^= 0x10 }, CorruptVCRC},
+				{"byte", func(b []byte) { b[n-1] ^= 1 }, CorruptVCRC},
+			} {
+				p, err := m.Port(Link{Switch: 9, Port: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := p.gen.State()
+				in := append([]byte(nil), sound...)
+				tc.mod(in)
+				out := append([]byte(nil), in...)
+				res, c, err := m.StageCutThrough(out, 9, 2, true, p.gen)
+				name := fmt.Sprintf("LNH %d, %d bytes, %s", lnh, size, tc.name)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if c != tc.want || res != (StageResult{Raw: true}) {
+					t.Errorf("%s: %v, %+v; want %v and a raw result", name, c, res, tc.want)
+				}
+				if !slices.Equal(p.gen.State(), st) {
+					t.Errorf("%s: the generator drew", name)
+				}
+				want := append([]byte(nil), in...)
+				if tc.want != 0 {
+					binary.LittleEndian.PutUint16(want[n:], ^header.CRC16(want[:n]))
+				}
+				if !bytes.Equal(out, want) {
+					t.Errorf("%s: left as % x, want % x", name, out, want)
+				}
+			}
+		}
+	}
+	// A raw frame still has the link's shape.
+	short := make([]byte, 9)
+	if _, _, err := m.StageCutThrough(short, 1, 1, false, nil); err == nil {
+		t.Error("a 9-byte raw frame was taken")
 	}
 }

@@ -213,6 +213,11 @@ type StageResult struct {
 	CongSaturated bool
 	CongCount     int
 	Draws         int // generator draws consumed: 1 or 2 (0 with sender draws)
+
+	// Raw: the packet carries no BTH (LNH 0 or 1: a raw IPv6 datagram or a
+	// raw packet); the stage made no draw and changed no telemetry
+	// (StageCutThrough alone takes such packets). Every field above is zero.
+	Raw bool
 }
 
 // Stage is one switch (Alg. 3, 6, 8; docs/spec.md section 5): it rewrites the

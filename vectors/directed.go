@@ -19,7 +19,8 @@ type directed struct {
 	tries uint64
 }
 
-// all makes every directed case, for local then global packets:
+// all makes every directed case: first the reset chain (resetCases), then,
+// for local then global packets:
 //
 //	count/<n>/<replace|keep>/<cong|idle>   every hop count 0..2^b-1 (the last
 //	                                       saturates), both decisions, both congested bits
@@ -34,10 +35,15 @@ type directed struct {
 // generator (edges.go):
 //
 //	edge/<edge>                            e.g. edge/l3/z-1, edge/l5/t+1, edge/l4/pos-last, edge/spent
+//
+// and last the raw packets (rawCases).
 func (d *directed) all() error {
 	d.src = rng.NewIdeal(seed.Derive(d.set.Config.Seed, seedTagDirect, d.set.Digest), 1<<16)
 	mc := d.set.Config.Model
 	w := d.set.FieldBits
+	if err := d.resetCases(); err != nil {
+		return err
+	}
 	for _, lnh := range []uint8{header.LNHLocal, header.LNHGlobal} {
 		ln := "local"
 		if lnh == header.LNHGlobal {
@@ -110,6 +116,52 @@ func (d *directed) all() error {
 				return err
 			}
 		}
+	}
+	return d.rawCases()
+}
+
+// resetLen is the length of the reset chain.
+const resetLen = 4
+
+// resetCases are the set's first vectors: a chain of local packets through
+// one port whose generator starts in its reset state (rng.Resetter,
+// docs/spec.md section 4) and is never loaded, as a stage draws after rst_ni
+// before any state is loaded; the testbenches load nothing before them.
+//
+//	reset/<k>    k = 0..resetLen-1, hop counts spread over 0..2^b-1
+//
+// With sender draws there is no switch generator, and no reset chain.
+func (d *directed) resetCases() error {
+	mc := d.set.Config.Model
+	if mc.SenderMode() {
+		return nil
+	}
+	sw := uint16(d.src.Next() % uint32(mc.MaxSwitch+1))
+	port := uint8(1 + d.src.Next()%uint32(mc.MaxPort))
+	pc := mc
+	d.tries++
+	pc.Seed = seed.Derive(d.set.Config.Seed, seedTagDirect, d.set.Digest, d.tries)
+	g, err := pc.NewPortGenerator(sw, port)
+	if err != nil {
+		return err
+	}
+	r, ok := g.(rng.Resetter)
+	if !ok {
+		return fmt.Errorf("directed reset cases: generator %s has no reset state", g.Name())
+	}
+	r.Reset()
+	top := uint64(1)<<d.set.FieldBits - 1
+	for k := range uint64(resetLen) {
+		field := k * top / (resetLen - 1)
+		pkt, _, err := d.set.buildPacket(nil, d.packet(header.LNHLocal), &field)
+		if err != nil {
+			return fmt.Errorf("directed case reset/%d: %w", k, err)
+		}
+		v, err := d.set.stage(fmt.Sprintf("reset/%d", k), pkt, nil, sw, port, d.src.Next()%2 == 1, g, false)
+		if err != nil {
+			return err
+		}
+		d.out = append(d.out, v)
 	}
 	return nil
 }

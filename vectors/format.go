@@ -25,7 +25,7 @@ import (
 // W = ceil(n/8) for an n-byte packet:
 //
 //	word 0       bits 63..56 flags: 7 load, 6 congested, 5 replace, 4 saturated,
-//	             3 hash, 2 global, 1 corrupt (stomped), 0 zero; 55..40 switch ID;
+//	             3 hash, 2 global, 1 corrupt (stomped), 0 raw (no BTH); 55..40 switch ID;
 //	             39..32 output port; 31..16 packet length n in bytes (in and out
 //	             are equal); 15..8 hop_count (or hop_rand) after the stage; 7..0 zero
 //	words 1-4    generator state in, bits 255..0, most significant word first
@@ -35,12 +35,20 @@ import (
 //	W words      packet out, the same way
 //
 // Version 1 (one fixed 2096-bit line per vector, packets of at most 96 bytes)
-// is refused by the readers: its first line does not start with HexMagic.
+// and version 2 (no raw flag: a raw packet would be expected to report a
+// status) are refused by the readers: their first line does not start with
+// HexMagic.
+//
+// The first vector of a set need not load its state: a switch generator's
+// first vector is then drawn from the generator's reset state (rng.Resetter,
+// docs/spec.md section 4), as it is after rst_ni, and the testbenches load
+// nothing before it. Every other vector without the load flag continues the
+// previous one's generator.
 //
 // Binary (co-simulation): a 40-byte file header, then one record per vector,
 // every integer little-endian, each record padded with zeros to 8 bytes:
 //
-//	file:   0 magic "IBRSTV01" | 8 u32 version (3) | 12 u32 state bytes S (8 per 64-bit
+//	file:   0 magic "IBRSTV01" | 8 u32 version (4) | 12 u32 state bytes S (8 per 64-bit
 //	        word of rng.State, 0 with sender draws) | 16 u32 field bits | 20 u32 state
 //	        bits | 24 u64 vector count | 32 u64 configuration digest (ConfigDigest)
 //	record: 0 u16 packet length n | 2 u8 flags (as the hex flags) | 3 u8 port | 4 u16 switch
@@ -66,13 +74,17 @@ const (
 	// a wrong VCRC, a PktLen that disagrees with its length or is beyond the
 	// longest legal packet) and leaves with its VCRC stomped.
 	FlagCorrupt = 1 << 1
+	// FlagRaw: the packet is a raw one (LNH 0 or 1: no BTH, so no telemetry
+	// field); the stage makes no draw and reports no status for it, and the
+	// hop field, replace, saturated and hash flags are 0.
+	FlagRaw = 1 << 0
 )
 
 // The hex format's version and the start of its first line; HexHeadWords is
 // the words of a vector before its packets.
 const (
-	HexVersion   = 2
-	HexMagic     = "// ibreservoir switch-stage vectors, hex format version 2"
+	HexVersion   = 3
+	HexMagic     = "// ibreservoir switch-stage vectors, hex format version 3"
 	HexHeadWords = 1 + 2*MaxStateBits/64
 )
 
@@ -85,7 +97,7 @@ const MaxStateBits = 256
 // is generated from them).
 const (
 	BinaryMagic      = "IBRSTV01"
-	BinaryVersion    = 3 // 3: packets to MaxPacket bytes, FlagCorrupt
+	BinaryVersion    = 4 // 3: packets to MaxPacket bytes, FlagCorrupt; 4: FlagRaw, a first vector from the reset state
 	BinaryHeaderLen  = 40
 	BinPosVersion    = 8  // u32
 	BinPosStateBytes = 12 // u32 S
@@ -128,6 +140,9 @@ func (v *StageVector) Flags() byte {
 	if v.Corrupt != 0 {
 		f |= FlagCorrupt
 	}
+	if v.Result.Raw {
+		f |= FlagRaw
+	}
 	return f
 }
 
@@ -150,7 +165,7 @@ func (s *StageSet) HexHeader(count int) string {
 	for _, l := range []string{
 		"Each vector: 9 + 2W words of 64 bits, one per line, W = ceil(n/8) for an n-byte packet:",
 		"word 0     bits 63..56 flags: 7 load, 6 congested, 5 replace, 4 saturated, 3 hash, 2 global (LNH=3),",
-		"           1 corrupt (VCRC stomped), 0 zero; 55..40 switch ID; 39..32 output port;",
+		"           1 corrupt (VCRC stomped), 0 raw (LNH 0 or 1: no draw, no status); 55..40 switch ID; 39..32 output port;",
 		fmt.Sprintf("           31..16 packet length n in bytes (LRH byte 0 through the VCRC); 15..8 hop field after the stage (%d bits)", s.FieldBits),
 		fmt.Sprintf("words 1-4  generator state in (bit i of rng.State in bit i of bits 255..0, %d bits; zero with sender draws)", s.StateBits),
 		"words 5-8  generator state out",
@@ -316,6 +331,7 @@ type JSONVector struct {
 	Replace   uint8    `json:"replace"`
 	Saturated uint8    `json:"saturated"`
 	Corrupt   uint8    `json:"corrupt"`         // the packet is corrupt and leaves with its VCRC stomped (FlagCorrupt)
+	Raw       uint8    `json:"raw"`             // a raw packet (LNH 0 or 1): no draw, no status (FlagRaw)
 	Edges     []string `json:"edges,omitempty"` // the comparator edges the draw sits on (edges.go)
 }
 
@@ -326,7 +342,7 @@ func (s *StageSet) JSON(v *StageVector) JSONVector {
 		In: hex.EncodeToString(v.In), Out: hex.EncodeToString(v.Out),
 		ID: v.Result.ID, D: v.Result.D, Hash: v.Result.HashBit, L: v.Result.HopL,
 		FieldIn: v.FieldIn, FieldOut: v.FieldOut, Replace: bit(v.Result.HopReplaced), Saturated: bit(v.Result.HopSaturated),
-		Corrupt: bit(v.Corrupt != 0),
+		Corrupt: bit(v.Corrupt != 0), Raw: bit(v.Result.Raw),
 	}
 	if s.StateBits > 0 {
 		j.StateIn, j.StateOut = v.StateIn.Hex(s.StateBits), v.StateOut.Hex(s.StateBits)

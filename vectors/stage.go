@@ -150,7 +150,8 @@ func (v *StageVector) LNH() uint8 { return lnhOf(v.In) }
 // lnhOf reads a packet's LNH: LRH byte 1 (header.LRHPosSL) bits 1..0.
 func lnhOf(pkt []byte) uint8 { return pkt[header.LRHPosSL] & 3 }
 
-// modelOf is the index of the model (local, global) a packet goes through.
+// modelOf is the index of the model (local, global) a packet goes through; a
+// raw packet goes through the local one, which forwards it untouched.
 func modelOf(pkt []byte) int { return b2i(lnhOf(pkt) == header.LNHGlobal) }
 
 // StageSet is a generated set of switch-stage vectors.
@@ -434,6 +435,18 @@ func (s *StageSet) stage(name string, in, out []byte, sw uint16, port uint8, con
 	if g != nil {
 		v.StateIn = g.State()
 	}
+	if refmodel.IsRaw(in) {
+		// No BTH, no telemetry field, no draw: the fields and edges stay 0.
+		var err error
+		v.Result, v.Corrupt, err = m.StageCutThrough(v.Out, sw, port, cong, g)
+		if err != nil {
+			return v, fmt.Errorf("vector %q: %w", name, err)
+		}
+		if g != nil {
+			v.StateOut = g.State()
+		}
+		return v, nil
+	}
 	// The telemetry field sits where the headers put it whatever PktLen says:
 	// read it through the frame of the packet's own length.
 	bth, err := header.BTHOffset(lnhOf(in))
@@ -512,14 +525,26 @@ func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
 	}
 	vs, buf := a.vs[:0], a.buf[:0]
 	for i := range n {
+		// A quarter global packets, one in 32 raw (LNH 0 or 1), the rest local.
 		lnh := uint8(header.LNHLocal)
-		if r.Next()%4 == 0 {
+		switch x := r.Next() % 64; {
+		case x < 16:
 			lnh = header.LNHGlobal
+		case x >= 62:
+			lnh = uint8(x - 62) // header.LNHRaw, header.LNHIPv6Raw
 		}
-		var start int
+		start := len(buf)
 		var err error
-		p, c := randomTraffic(r, lnh)
-		buf, start, err = s.buildPacket(buf, p, nil)
+		var c corruption
+		if lnh < header.LNHLocal {
+			var p rawSpec
+			p, c = randomRawTraffic(r, lnh)
+			buf, err = p.build(buf)
+		} else {
+			var p packetSpec
+			p, c = randomTraffic(r, lnh)
+			buf, start, err = s.buildPacket(buf, p, nil)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -527,6 +552,9 @@ func (s *StageSet) randomChain(k, n int, a *chainArena) ([]StageVector, error) {
 		mid := len(buf)
 		buf = append(buf, buf[start:mid]...)
 		name := "random"
+		if lnh < header.LNHLocal {
+			name += "/raw/" + rawName(lnh)
+		}
 		if c != corruptNone {
 			name += "/" + corruptionNames[c]
 		}
@@ -558,8 +586,16 @@ type Diff struct {
 }
 
 // checkInvariant verifies that a vector changed only BTH byte 4 and the VCRC
-// (the frame's last two bytes, wherever PktLen says they are).
+// (the frame's last two bytes, wherever PktLen says they are); a raw packet,
+// only the VCRC.
 func (v *StageVector) checkInvariant() error {
+	if refmodel.IsRaw(v.In) {
+		n := len(v.In) - header.VCRCLen
+		if !bytes.Equal(v.In[:n], v.Out[:n]) {
+			return fmt.Errorf("vector %d (%s): a raw packet changed before its VCRC", v.Index, v.Case)
+		}
+		return nil
+	}
 	bth, err := header.BTHOffset(lnhOf(v.In))
 	if err != nil {
 		return err

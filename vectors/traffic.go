@@ -24,7 +24,7 @@ type corruption uint8
 const (
 	corruptNone    corruption = iota
 	corruptVCRC               // one bit of the VCRC flipped
-	corruptPayload            // one bit of a byte after the BTH flipped, VCRC left as it was
+	corruptPayload            // one bit of a byte after the BTH (a raw packet: of its payload) flipped, VCRC left as it was
 	corruptICRC               // one bit of the ICRC flipped, the VCRC resealed: the stage's VCRC check passes
 	corruptLonger             // PktLen 1.. words more than the frame, the VCRC resealed
 	corruptShorter            // PktLen 1.. words fewer than the frame (down to 0), the VCRC resealed
@@ -50,8 +50,12 @@ func corrupt(pkt []byte, c corruption, r *rng.Ideal) {
 		pkt[n+int(r.Next()%2)] ^= bit
 	case corruptPayload:
 		// A byte after the BTH's first eight (the telemetry byte is BTH byte 4),
-		// before the VCRC: the ICRC, pad or payload.
+		// before the VCRC: the ICRC, pad or payload; of a raw packet, a byte
+		// of its payload.
 		lo := bth + header.BTHLen
+		if lnh := lnhOf(pkt); lnh < header.LNHLocal {
+			lo = rawHeaderLen(lnh)
+		}
 		pkt[lo+int(r.Next()%uint32(n-lo))] ^= bit
 	case corruptICRC:
 		pkt[n-header.ICRCLen+int(r.Next()%header.ICRCLen)] ^= bit
@@ -192,6 +196,17 @@ func (d *directed) trafficCases(ln string, lnh uint8) error {
 // frame stages packet p, damaged as c says, at a random link with a fresh
 // port generator.
 func (d *directed) frame(name string, p packetSpec, c corruption) error {
+	pkt, _, err := d.set.buildPacket(nil, p, nil)
+	if err != nil {
+		return fmt.Errorf("directed case %s: %w", name, err)
+	}
+	corrupt(pkt, c, d.src)
+	return d.stageAtRandomLink(name, pkt)
+}
+
+// stageAtRandomLink stages the built packet pkt at a random link with a
+// fresh port generator, loaded before it.
+func (d *directed) stageAtRandomLink(name string, pkt []byte) error {
 	mc := d.set.Config.Model
 	l := refmodel.Link{Switch: uint16(d.src.Next() % uint32(mc.MaxSwitch+1)), Port: uint8(1 + d.src.Next()%uint32(mc.MaxPort))}
 	var g rng.Generator
@@ -204,11 +219,6 @@ func (d *directed) frame(name string, p packetSpec, c corruption) error {
 			return err
 		}
 	}
-	pkt, _, err := d.set.buildPacket(nil, p, nil)
-	if err != nil {
-		return fmt.Errorf("directed case %s: %w", name, err)
-	}
-	corrupt(pkt, c, d.src)
 	v, err := d.set.stage(name, pkt, nil, l.Switch, l.Port, d.src.Next()%2 == 1, g, true)
 	if err != nil {
 		return err

@@ -192,9 +192,23 @@ func TestStageVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The first vector, which loads nothing, draws from the reset state.
 		var prev rng.State
+		if g, err := set.Config.Model.NewPortGenerator(0, 1); err != nil {
+			t.Fatal(err)
+		} else if r, ok := g.(rng.Resetter); ok {
+			r.Reset()
+			prev = g.State()
+		}
+		raws := 0
 		for i := range set.Vectors {
 			v := &set.Vectors[i]
+			if v.Result.Raw {
+				raws++
+				if v.FieldOut != 0 || v.Flags()&(FlagReplace|FlagSaturated|FlagHash) != 0 || !slices.Equal(v.StateIn, v.StateOut) {
+					t.Fatalf("%s: vector %d (%s): a raw packet with a decision (%+v) or a draw", c.Name(), i, v.Case, v.Result)
+				}
+			}
 			if v.Index != i {
 				t.Fatalf("%s: vector %d has index %d", c.Name(), i, v.Index)
 			}
@@ -206,6 +220,8 @@ func TestStageVectors(t *testing.T) {
 				if got, valid := binary.LittleEndian.Uint16(v.Out[n:]), header.CRC16(v.Out[:n]); got != ^valid {
 					t.Fatalf("%s: vector %d (%s, %v): VCRC %#04x, want it stomped (%#04x)", c.Name(), i, v.Case, v.Corrupt, got, ^valid)
 				}
+			} else if v.Result.Raw {
+				checkRaw(t, fmt.Sprintf("%s: vector %d (%s) out", c.Name(), i, v.Case), v.Out)
 			} else if !damaged(v) {
 				chk, err := header.Check(v.Out, 0)
 				if err != nil || chk.Err() != nil {
@@ -217,7 +233,7 @@ func TestStageVectors(t *testing.T) {
 			}
 			prev = v.StateOut
 			// Replay through a fresh model and generator.
-			mc := c.ModelConfig(v.LNH(), 9)
+			mc := c.ModelConfig(max(v.LNH(), header.LNHLocal), 9) // a raw packet through a local model
 			m, err := refmodel.New(mc)
 			if err != nil {
 				t.Fatal(err)
@@ -238,6 +254,12 @@ func TestStageVectors(t *testing.T) {
 			if !bytes.Equal(out, v.Out) || g != nil && !slices.Equal(g.State(), v.StateOut) {
 				t.Fatalf("%s: vector %d does not replay", c.Name(), i)
 			}
+		}
+		if raws < 12 {
+			t.Errorf("%s: %d raw packets, want the 12 directed ones at least", c.Name(), raws)
+		}
+		if v := set.Vectors[0]; v.Load != c.ModelConfig(header.LNHLocal, 3).SenderMode() {
+			t.Errorf("%s: the first vector (%s) loads %t: a switch generator's set starts from its reset state, with no load", c.Name(), v.Case, v.Load)
 		}
 	}
 }
@@ -614,6 +636,35 @@ func TestPathsAgainstWalk(t *testing.T) {
 	}
 }
 
+// checkRaw requires a valid raw packet (LNH 0 or 1): an LRH with VL 0..14, a
+// unicast LID pair and the PktLen of the frame; a Raw Header with the
+// vectors' EtherType, or an IPv6 header (version 6, no next header, the
+// payload's length); a good VCRC.
+func checkRaw(t *testing.T, name string, pkt []byte) {
+	t.Helper()
+	var l header.LRH
+	if err := l.DecodeFromBytes(pkt); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	n := len(pkt) - header.VCRCLen
+	switch {
+	case l.VL == 15 || l.SLID == 0 || l.SLID >= 0xC000 || l.DLID == 0 || l.DLID >= 0xC000:
+		t.Fatalf("%s: VL %d, SLID %#x, DLID %#x", name, l.VL, l.SLID, l.DLID)
+	case int(l.PktLen) != n/4:
+		t.Fatalf("%s: PktLen %d for a %d-byte frame", name, l.PktLen, len(pkt))
+	case binary.LittleEndian.Uint16(pkt[n:]) != header.CRC16(pkt[:n]):
+		t.Fatalf("%s: VCRC", name)
+	case l.LNH == header.LNHRaw && binary.BigEndian.Uint16(pkt[header.LRHLen+2:]) != rawEtherType:
+		t.Fatalf("%s: EtherType %#04x", name, binary.BigEndian.Uint16(pkt[header.LRHLen+2:]))
+	case l.LNH == header.LNHIPv6Raw:
+		ip := pkt[header.LRHLen:]
+		if ip[0]>>4 != header.IPVer6 || ip[header.GRHPosNxtHdr] != ipv6NoNextHdr ||
+			int(binary.BigEndian.Uint16(ip[header.GRHPosPayLen:])) != n-header.LRHLen-header.GRHLen {
+			t.Fatalf("%s: IPv6 header % x", name, ip[:header.GRHLen])
+		}
+	}
+}
+
 // TestValidPackets decodes every packet of a few sets (package header, an
 // oracle apart from packet.go's builder) and requires a valid IBA transport
 // packet: an opcode of transportOps with room for its extended headers and
@@ -626,6 +677,10 @@ func TestValidPackets(t *testing.T) {
 	}
 	check := func(name string, pkt []byte, footer int) {
 		t.Helper()
+		if lnh := header.LNHOf(pkt); lnh < header.LNHLocal {
+			checkRaw(t, name, pkt)
+			return
+		}
 		p, err := header.DecodePacket(pkt, footer)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -699,6 +754,7 @@ func TestTshark(t *testing.T) {
 	}
 	frames := map[bool]int{}
 	badLen := map[bool][]bool{} // by frame: PktLen disagrees with the frame's length (a corrupt vector)
+	raws := map[bool][][]byte{}  // by frame: its LRH
 	files := 0
 	for _, s := range res.Index.Sets {
 		footer := false
@@ -729,6 +785,7 @@ func TestTshark(t *testing.T) {
 				}
 				frames[footer]++
 				badLen[footer] = append(badLen[footer], 4*int(header.PktLenOf(p.Data))+header.VCRCLen != len(p.Data))
+				raws[footer] = append(raws[footer], p.Data[:header.LRHLen:header.LRHLen])
 			}
 		}
 	}
@@ -755,8 +812,11 @@ func TestTshark(t *testing.T) {
 		bad, flagged := 0, 0
 		for i, l := range lines {
 			f := strings.Split(l, "|")
+			// A raw packet has no ICRC; a raw IPv6 one is dissected as IPv6.
+			lnh := header.LNHOf(raws[footer][i])
 			problem := len(f) != 7 || !strings.Contains(f[1], "infiniband") || f[2] != "" || strings.Contains(f[6], "Unknown") ||
-				f[3] != "" || !footer && (f[4] == "" || f[5] == "")
+				f[3] != "" || !footer && (f[4] == "") != (lnh < header.LNHLocal) || !footer && f[5] == "" ||
+				lnh == header.LNHIPv6Raw && !strings.Contains(f[1], "ipv6")
 			if badLen[footer][i] {
 				// A corrupt vector's PktLen: tshark reports one longer than
 				// the frame ("Invalid Packet Length from LRH") and reads one

@@ -5,7 +5,7 @@
   //
   // Options (plusargs):
   //   +hex=FILE    the stage.hex vectors of this configuration (required; hex
-  //                format version 2, 64-bit words: older files are refused)
+  //                format version 3, 64-bit words: older files are refused)
   //   +stall=N     out_ready_i low one cycle in N at random (default 4; 0: never),
   //                so any word, sop and eop included, may be stalled
   //   +gap=N       in_valid_i low one cycle in N before a word at random (default
@@ -16,6 +16,9 @@
   // offered and random values on every other cycle: the stage must sample it
   // with the sop word and at no other time. Packets follow one another with no
   // idle cycle unless a gap is drawn.
+  // The first vector may load no state: it draws from the generator's reset
+  // state, as the stage does after rst_ni. A raw packet (no BTH) is compared
+  // byte for byte and reports no status.
   // Output: MISMATCH lines, COV lines (hop field x replace x congested x
   // saturated), a RESULT line, then PASS, or $fatal on any mismatch (and any
   // assertion inside the stage ends the run with $fatal first: no PASS).
@@ -256,13 +259,17 @@
     end
   end
 
-  // Checker: each packet's status and the generator state after its draw.
+  // Checker: each packet's status and the generator state after its draw;
+  // a raw packet has no status, and is passed over.
   always @(posedge clk_i) begin
     if (stat_valid_o) begin : check_stat
       logic [7:0] flags, field, gotf, wantf;
       logic [MaxStateBits-1:0] state, want_state;
-      flags = w_flags[stat_idx % Window];
-      want_state = w_state[stat_idx % Window];
+      int idx;
+      idx = stat_idx;
+      while (idx < n_read && w_flags[idx % Window][FlagRawBit]) idx++;
+      flags = w_flags[idx % Window];
+      want_state = w_state[idx % Window];
       field = '0;
       field[FieldW-1:0] = stat_field_o;
       state = '0;
@@ -277,21 +284,23 @@
       wantf[FlagSaturatedBit] = flags[FlagSaturatedBit];
       wantf[FlagHashBit]      = flags[FlagHashBit];
       wantf[FlagCongestedBit] = flags[FlagCongestedBit];
-      if (stat_idx >= n_read) begin
-        report(stat_idx, "extra-stat", "status", "nothing");
+      if (idx >= n_read) begin
+        report(idx, "extra-stat", "status", "nothing");
         stat_bad <= stat_bad + 1;
-      end else if (gotf != wantf || field != w_field[stat_idx % Window] || stat_malformed_o) begin
+      end else if (gotf != wantf || field != w_field[idx % Window] || stat_malformed_o) begin
         // FLAGS,FIELD,MALFORMED with the flag bits of the hex format.
-        report(stat_idx, "stat", $sformatf("%02x,%02x,%0d", gotf, field, stat_malformed_o),
-               $sformatf("%02x,%02x,0", wantf, w_field[stat_idx % Window]));
+        report(idx, "stat", $sformatf("%02x,%02x,%0d", gotf, field, stat_malformed_o),
+               $sformatf("%02x,%02x,0", wantf, w_field[idx % Window]));
         stat_bad <= stat_bad + 1;
       end else if (StateW > 1 && state != want_state) begin
-        report(stat_idx, "state", $sformatf("%h", state), $sformatf("%h", want_state));
+        report(idx, "state", $sformatf("%h", state), $sformatf("%h", want_state));
         stat_bad <= stat_bad + 1;
       end
       cov[field][stat_replace_o][stat_cong_o][stat_saturated_o] <=
         cov[field][stat_replace_o][stat_cong_o][stat_saturated_o] + 1;
-      stat_idx <= stat_idx + 1;
+      stat_idx <= idx + 1;
+    end else if (stat_idx < n_read && w_flags[stat_idx % Window][FlagRawBit]) begin
+      stat_idx <= stat_idx + 1;  // a raw packet: no status to wait for
     end
   end
 

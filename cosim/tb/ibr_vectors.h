@@ -11,7 +11,7 @@
 namespace ibr_vectors {
 
 constexpr char kMagic[] = "IBRSTV01";
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 constexpr size_t kHeaderLen = 40;  // bytes of the file header
 constexpr size_t kPosVersion = 8;  // u32
 constexpr size_t kPosStateBytes = 12;  // u32 S, state bytes per record state
@@ -40,5 +40,6 @@ constexpr uint8_t kFlagReplace = 0x20;
 constexpr uint8_t kFlagSaturated = 0x10;
 constexpr uint8_t kFlagHash = 0x08;
 constexpr uint8_t kFlagGlobal = 0x04;
+constexpr uint8_t kFlagRaw = 0x01;
 
 }  // namespace ibr_vectors

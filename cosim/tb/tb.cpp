@@ -14,7 +14,11 @@
 // loads its generator state), into +parts contiguous ranges, of which this
 // process runs range +part; that range is split again across the top's LANES
 // egress ports, each a separate stream. Vector indices in the output are
-// indices in the file.
+// indices in the file. The file's first vector starts a range whether or not
+// it loads: one that does not draws from the generator's reset state, and
+// the first range's first lane runs it straight after reset, with nothing
+// loaded. A raw packet (kFlagRaw: no BTH) is compared byte for byte and
+// reports no status.
 //
 // Plusargs:
 //   +vectors=FILE   the binary vector file
@@ -181,8 +185,11 @@ struct File {
     r.diffs = p + o + r.len;
     return r;
   }
-  // A range may start at vector i when a fresh generator state is loaded there.
-  bool boundary(uint64_t i) const { return i == end || sb == 0 || (data[offs[i - first] + kRecPosFlags] & kFlagLoad); }
+  // A range may start at vector i when a fresh generator state is loaded
+  // there, or at the file's first vector (the reset state's chain).
+  bool boundary(uint64_t i) const {
+    return i == end || i == 0 || sb == 0 || (data[offs[i - first] + kRecPosFlags] & kFlagLoad);
+  }
   // The first boundary at or after i, within first..end.
   uint64_t align(uint64_t i) const {
     while (i < end && !boundary(i)) i++;
@@ -320,7 +327,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tb: record %" PRIu64 " malformed\n", i);
       return 2;
     }
-    const bool boundary = f.sb == 0 || (p[kRecPosFlags] & kFlagLoad);
+    const bool boundary = i == 0 || f.sb == 0 || (p[kRecPosFlags] & kFlagLoad);
     if (!started && i >= want_lo && boundary) {
       started = true;
       f.first = i;
@@ -451,7 +458,7 @@ int main(int argc, char** argv) {
         if (l.w == 0) {
           // The packet's first words may leave before its last one enters.
           l.pend_out.push_back(l.cur);
-          l.pend_stat.push_back(l.cur);
+          if (!(l.cur.flags & kFlagRaw)) l.pend_stat.push_back(l.cur);  // a raw packet has no status
         }
         if (++l.w == nw) {
           l.w = 0;
