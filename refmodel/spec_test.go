@@ -305,6 +305,27 @@ func TestSpecDocument(t *testing.T) {
 			g := portGen("shiftreg/free/7:3")
 			return specShiftRegHex(specShiftReg(portSeed, 8), 2), g.State().Hex(g.StateBits())
 		},
+		"ideal, reset state: state_in": func() (string, string) {
+			g := portGen("ideal")
+			g.(rng.Resetter).Reset()
+			return specXoshiro{1, 0, 0, 0}.hex(), g.State().Hex(g.StateBits())
+		},
+		"ideal, from its reset state: the first three outputs": func() (string, string) {
+			s := specXoshiro{1, 0, 0, 0}
+			g := portGen("ideal").(*rng.Ideal)
+			g.Reset()
+			return hex32s(s.next(), s.next(), s.next()), hex32s(g.Next(), g.Next(), g.Next())
+		},
+		"lfsr-lut/b16, reset state: state_in": func() (string, string) {
+			g := portGen("lfsr-lut/b16")
+			g.(rng.Resetter).Reset()
+			return fmt.Sprintf("%04x", 1), g.State().Hex(g.StateBits())
+		},
+		"shiftreg/free/7:3, reset state: state_in": func() (string, string) {
+			g := portGen("shiftreg/free/7:3")
+			g.(rng.Resetter).Reset()
+			return specShiftRegHex(make([]int, 8), 2), g.State().Hex(g.StateBits())
+		},
 		"sender draws, L = 3, LID 1: the first packet's hop_rand": func() (string, string) {
 			s := specIdeal(specDerive(run, 2, 1))
 			c := cfg

@@ -38,8 +38,8 @@ type Manifest struct {
 	Seed    uint64 `json:"seed"`
 	// Config is the model configuration (refmodel.Config's JSON form). A
 	// switch-stage set holds local and global packets through one stage, so
-	// its "lnh" lists the LNHs its packets carry, [2, 3], where a path set's
-	// is the one LNH of its packets.
+	// its "lnh" lists the LNHs its packets carry, [0, 1, 2, 3] (raw, raw
+	// IPv6, local, global), where a path set's is the one LNH of its packets.
 	Config       json.RawMessage `json:"config"`
 	ConfigDigest string          `json:"config_digest,omitempty"` // switch-stage sets: ConfigDigest, 16 hex digits
 	RTL          string          `json:"rtl_module,omitempty"`    // switch-stage sets: the verilog wrapper the vectors are for

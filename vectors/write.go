@@ -32,6 +32,7 @@ import (
 // stageTally counts a switch-stage set's vectors for its manifest.
 type stageTally struct {
 	vectors, global, replace, congested, saturated int
+	raw                                            [2]int // LNH 0 and 1 (no BTH)
 	edges                                          [64]int
 }
 
@@ -39,8 +40,11 @@ func (t *stageTally) addAll(vs []StageVector) {
 	for i := range vs {
 		v := &vs[i]
 		t.vectors++
-		if v.LNH() == header.LNHGlobal {
+		switch lnh := v.LNH(); {
+		case lnh == header.LNHGlobal:
 			t.global++
+		case lnh < header.LNHLocal:
+			t.raw[lnh]++
 		}
 		if v.Result.HopReplaced {
 			t.replace++
@@ -58,6 +62,8 @@ func (t *stageTally) addAll(vs []StageVector) {
 func (t *stageTally) merge(o *stageTally) {
 	t.vectors += o.vectors
 	t.global += o.global
+	t.raw[0] += o.raw[0]
+	t.raw[1] += o.raw[1]
 	t.replace += o.replace
 	t.congested += o.congested
 	t.saturated += o.saturated
@@ -72,7 +78,8 @@ func (s *StageSet) Counts() map[string]int {
 	t := &s.tally
 	return map[string]int{
 		"vectors": t.vectors, "directed": s.Directed, "random": t.vectors - s.Directed,
-		"local": t.vectors - t.global, "global": t.global, "replace": t.replace, "keep": t.vectors - t.replace,
+		"local": t.vectors - t.global - t.raw[0] - t.raw[1], "global": t.global, "raw": t.raw[0] + t.raw[1],
+		"replace": t.replace, "keep": t.vectors - t.replace - t.raw[0] - t.raw[1],
 		"congested": t.congested, "saturated": t.saturated,
 	}
 }
@@ -232,7 +239,12 @@ func stageConfigJSON(cfg StageConfig, t stageTally) (json.RawMessage, error) {
 		return nil, err
 	}
 	lnh := []int{}
-	if t.vectors > t.global {
+	for l, n := range t.raw {
+		if n > 0 {
+			lnh = append(lnh, l) // header.LNHRaw, header.LNHIPv6Raw
+		}
+	}
+	if t.vectors > t.global+t.raw[0]+t.raw[1] {
 		lnh = append(lnh, header.LNHLocal)
 	}
 	if t.global > 0 {

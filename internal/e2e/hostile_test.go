@@ -272,18 +272,18 @@ func hostileCases() []hostileCase {
 	manifestEdit("verify --vectors: replay added to a bulk manifest", false, func(m map[string]any) { m["replay"] = true },
 		`v/bulk/mult0_ideal_c3/manifest\.json has SHA-256 [0-9a-f]{64} \(\d+ bytes\), /.*/v/index\.json says [0-9a-f]{64} \(\d+ bytes\): the manifest was changed after the directory was written`)
 	manifestEdit("verify --vectors: replay added to a bulk manifest, index.json agreeing", true, func(m map[string]any) { m["replay"] = true },
-		`v/bulk/mult0_ideal_c3/stage\.bin: record 207 does not load its port's state, as every given packet does: it is not a replay set`)
+		`v/bulk/mult0_ideal_c3/stage\.bin: record 0 does not load its port's state, as every given packet does: it is not a replay set`)
 	manifestEdit("verify --vectors: edge counts edited, index.json agreeing", true, func(m map[string]any) {
 		m["edges"].(map[string]any)["counts"].(map[string]any)["l=1 u=0"] = 999
 	}, `v/bulk/mult0_ideal_c3/manifest\.json: edges is \{.*\}, but its vectors give \{.*\}: the manifest was changed`)
 	manifestEdit("verify --vectors: LNH of local packets only, index.json agreeing", true, func(m map[string]any) {
 		m["config"].(map[string]any)["lnh"] = []int{2}
-	}, `v/bulk/mult0_ideal_c3/manifest\.json: config is \{.*"lnh":\[2\].*\}, but its vectors give \{.*"lnh":\[2,3\].*\}: the manifest was changed`)
+	}, `v/bulk/mult0_ideal_c3/manifest\.json: config is \{.*"lnh":\[2\].*\}, but its vectors give \{.*"lnh":\[0,1,2,3\].*\}: the manifest was changed`)
 	manifestEdit("verify --vectors: max_switch, index.json agreeing", true, func(m map[string]any) {
 		m["config"].(map[string]any)["max_switch"] = 7
-	}, `v/bulk/mult0_ideal_c3/stage\.bin is not the set the model makes from its manifest's configuration mult0_ideal_c3, seed 1 and 216 vectors \(SHA-256 [0-9a-f]{64}, the model's [0-9a-f]{64}\): the file or the manifest was changed`)
+	}, `v/bulk/mult0_ideal_c3/stage\.bin is not the set the model makes from its manifest's configuration mult0_ideal_c3, seed 1 and 232 vectors \(SHA-256 [0-9a-f]{64}, the model's [0-9a-f]{64}\): the file or the manifest was changed`)
 	manifestEdit("verify --vectors: seed, index.json agreeing", true, func(m map[string]any) { m["seed"] = 7 },
-		`v/bulk/mult0_ideal_c3/stage\.bin is not the set the model makes from its manifest's configuration mult0_ideal_c3, seed 7 and 216 vectors \(SHA-256 [0-9a-f]{64}, the model's [0-9a-f]{64}\): the file or the manifest was changed`)
+		`v/bulk/mult0_ideal_c3/stage\.bin is not the set the model makes from its manifest's configuration mult0_ideal_c3, seed 7 and 232 vectors \(SHA-256 [0-9a-f]{64}, the model's [0-9a-f]{64}\): the file or the manifest was changed`)
 	add(hostileCase{name: "verify --vectors: a crc32 set renamed as mult0, index.json agreeing", setup: vecSetup(func(t *testing.T, root string) {
 		os.RemoveAll(filepath.Join(root, bulkSet))
 		if err := os.Rename(filepath.Join(root, "bulk/crc32_ideal_c3"), filepath.Join(root, bulkSet)); err != nil {
@@ -313,14 +313,14 @@ func hostileCases() []hostileCase {
 		}
 	}
 	countEdit("verify --vectors: header count 0, SHA-256s agreeing", setCount(0),
-		`v/bulk/mult0_ideal_c3/stage\.bin holds no vectors \(header count 0, manifest 216\): a run would check nothing`)
+		`v/bulk/mult0_ideal_c3/stage\.bin holds no vectors \(header count 0, manifest 232\): a run would check nothing`)
 	countEdit("verify --vectors: header count 2^40, SHA-256s agreeing", setCount(1<<40),
 		`v/bulk/mult0_ideal_c3/stage\.bin: the header counts 1099511627776 vectors, but the file's \d+ bytes hold at most \d+ \(a record takes at least 40 bytes\): the count is wrong`)
 	countEdit("verify --vectors: cut to 10 vectors, count and SHA-256s agreeing", func(t *testing.T, b []byte) []byte {
 		b = cutRecords(t, b, 10)
 		binary.LittleEndian.PutUint64(b[vectors.BinPosCount:], 10)
 		return b
-	}, `v/bulk/mult0_ideal_c3/stage\.bin: the header counts 10 vectors, the manifest 216: the file is not the set's`)
+	}, `v/bulk/mult0_ideal_c3/stage\.bin: the header counts 10 vectors, the manifest 232: the file is not the set's`)
 	add(hostileCase{name: "verify --vectors: cut to 10 vectors, manifest counts and SHA-256s agreeing", setup: vecSetup(func(t *testing.T, root string) {
 		set := filepath.Join(root, bulkSet)
 		p := filepath.Join(set, "stage.bin")
@@ -331,7 +331,7 @@ func hostileCases() []hostileCase {
 		rehash(t, set, "stage.bin")
 		reindex(t, root)
 	}), args: inV(bulkBin), exit: 1, timeout: 30 * time.Second,
-		stderr: `v/bulk/mult0_ideal_c3/stage\.bin holds 10 vectors, fewer than the 206 directed ones of its configuration: it is not a set the model makes`})
+		stderr: `v/bulk/mult0_ideal_c3/stage\.bin holds 10 vectors, fewer than the 222 directed ones of its configuration: it is not a set the model makes`})
 
 	// ---- two runs in one work or output directory: the second is refused
 	// at once, naming the first (here the test process holds the lock).
