@@ -97,6 +97,8 @@ var Mutations = []Mutation{
 		"assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);", "assign vcrc = (head_lane4 ? crc4 : crc_base) ^ 16'hffff;", def},
 	{"lnh1-as-iba", KindBadPacket, "a raw packet (LNH 1) taken for an IBA transport packet", stage,
 		"assign iba     = lnh[1];", "assign iba     = lnh != 2'd0;", def},
+	{"raw-len-unchecked", KindBadPacket, "a raw packet's frame not checked against its PktLen's word count (a raw packet of the wrong length leaves with a fresh VCRC)", stage,
+		"assign len_bad_in = widx", "assign len_bad_in = iba && widx", def},
 	{"grh-offset", KindLane, "BTH byte 4 of a global packet looked for in word 5, not 6", stage,
 		"assign tel_widx   = lnh[0] ? 11'd6 : 11'd1;", "assign tel_widx   = lnh[0] ? 11'd5 : 11'd1;", def},
 	{"byte4-lane", KindLane, "BTH byte 4 read from lane 3, not lane 4", stage,
