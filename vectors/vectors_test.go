@@ -754,7 +754,7 @@ func TestTshark(t *testing.T) {
 	}
 	frames := map[bool]int{}
 	badLen := map[bool][]bool{} // by frame: PktLen disagrees with the frame's length (a corrupt vector)
-	raws := map[bool][][]byte{}  // by frame: its LRH
+	raws := map[bool][][]byte{} // by frame: its LRH
 	files := 0
 	for _, s := range res.Index.Sets {
 		footer := false
