@@ -26,7 +26,8 @@ var checkBenchSource []byte
 var reCheck = regexp.MustCompile(`CHECK packets=(\d+) mismatches=(\d+) seconds=([0-9.]+) cpu=([0-9.]+)`)
 
 // BenchmarkScoreboardCheck measures the scoreboard's per-packet check on one
-// core: the model's switch stage through the DPI adapter, with the
+// core: the model's cut-through switch stage through the DPI adapter
+// (ibr_dpi_stage_frame; one frame in eight with a bad VCRC), with the
 // arguments a simulator passes, and the comparison with the DUT's packet
 // (example/check_bench.cpp), b.N packets of the default configuration.
 // packets/s is the check loop's rate; packets/cpu-s divides by the CPU time
