@@ -233,6 +233,7 @@ type Result struct {
 	First      []Mismatch
 	Cycles     int64
 	SimTime    time.Duration // the testbench's own timing of its clock loop
+	SimCPU     time.Duration // the CPU time the process spent in it (every thread's)
 	Wall       time.Duration
 	Model      string // the model's version and configuration, as the testbench printed them
 	// Assertions counts the errors the RTL itself reported (cosim.IsRTLError):
@@ -256,6 +257,10 @@ func (e *Stopped) Error() string { return e.err.Error() }
 // Rate is the packets checked per second of simulation.
 func (r *Result) Rate() float64 { return float64(r.Packets) / r.SimTime.Seconds() }
 
+// CPURate is the packets checked per CPU-second of simulation: the rate a
+// core gives the run when other work shares the machine.
+func (r *Result) CPURate() float64 { return float64(r.Packets) / r.SimCPU.Seconds() }
+
 // CorruptKinds are the kinds of corrupt packets the testbench makes, one
 // packet in eight (docs/spec.md section 5, step 0): a VCRC bit flipped; an
 // ICRC bit flipped behind a resealed VCRC (sound to a switch, which does not
@@ -268,7 +273,7 @@ var (
 	reCorrupt  = regexp.MustCompile(`^CORRUPT ((?:\S+=\d+ )*)stomped=(\d+)$`)
 	reMismatch = regexp.MustCompile(`^MISMATCH packet=(\d+) what=(\S+)`)
 	reResult   = regexp.MustCompile(`^RESULT packets=(\d+) mismatches=(\d+) malformed=(\d+) cycles=(\d+)$`)
-	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+)$`)
+	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+) CPU ([0-9.]+)$`)
 )
 
 // MaxPercent is the largest Stall and Gap: at 100 nothing moves.
@@ -366,6 +371,8 @@ func parse(out []byte) (*Result, error) {
 		if m := reSeconds.FindStringSubmatch(line); m != nil {
 			s, _ := strconv.ParseFloat(m[1], 64)
 			r.SimTime = time.Duration(s * float64(time.Second))
+			c, _ := strconv.ParseFloat(m[2], 64)
+			r.SimCPU = time.Duration(c * float64(time.Second))
 			timed = true
 			continue
 		}

@@ -311,17 +311,17 @@ func firstErr(errs ...error) error {
 // result, or with lines it does not know.
 func TestParse(t *testing.T) {
 	out := "MODEL 0.1 hash=mult0\nMISMATCH packet=4 what=packet configuration=x\n  in   00\n  diff:\n    byte 3\n" +
-		"- f.sv:3: Verilog $finish\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=9 mismatches=1 malformed=2 cycles=90\nSECONDS 0.5\n"
+		"- f.sv:3: Verilog $finish\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=9 mismatches=1 malformed=2 cycles=90\nSECONDS 0.5 CPU 0.25\n"
 	r, err := parse([]byte(out))
 	if err != nil || r.Packets != 9 || r.Mismatches != 1 || r.Malformed != 2 || r.Cycles != 90 || len(r.First) != 1 ||
 		r.First[0].Packet != 4 || !strings.HasSuffix(r.First[0].Report, "    byte 3") || r.Rate() != 18 ||
-		r.Corrupt["pktlen-longer"] != 2 || r.CorruptTotal() != 3 || r.Stomped != 3 {
+		r.Corrupt["pktlen-longer"] != 2 || r.CorruptTotal() != 3 || r.Stomped != 3 || r.CPURate() != 36 {
 		t.Errorf("%+v %v", r, err)
 	}
-	for _, bad := range []string{"SECONDS 1\n", "CORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\n",
-		"ERROR build: x\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n",
-		"RESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n", // no CORRUPT line
-		"CORRUPT vcrc=1 icrc=0 pktlen-longer=2 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n"} {
+	for _, bad := range []string{"SECONDS 1 CPU 0.25\n", "CORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\n",
+		"ERROR build: x\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n",
+		"RESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n", // no CORRUPT line
+		"CORRUPT vcrc=1 icrc=0 pktlen-longer=2 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n"} {
 		if _, err := parse([]byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
