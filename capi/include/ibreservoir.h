@@ -240,12 +240,12 @@ ibr_status ibr_send(ibr_model m, uint8_t *pkt, size_t len, uint16_t lid);
 ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, uint8_t port, int congested,
                      uint32_t *state, size_t state_words, ibr_stage_result *result);
 
-/* Cut-through stages (docs/spec.md section 5, step 0). ibr_stage refuses a
- * packet with a wrong VCRC or a PktLen that does not describe it, as a
- * store-and-forward switch drops it. A cut-through stage (the RTL) cannot:
- * the packet's head has left before its end arrives. It takes the packet as
- * the link delimits it, a frame whose VCRC is its last two bytes, whatever
- * PktLen says. ibr_stage_frame is that stage (refmodel.StageCutThrough):
+/* Cut-through stages (docs/spec.md section 5, step 0). ibr_stage reads a
+ * packet's length from its PktLen and refuses a wrong VCRC, as a
+ * store-and-forward switch drops the packet. A cut-through stage (the RTL)
+ * cannot: the packet's head has left before its end arrives. It takes the
+ * packet as the link delimits it, a frame whose VCRC is its last two bytes,
+ * whatever PktLen says. ibr_stage_frame is that stage (refmodel.StageCutThrough):
  * len is the frame's length, not a buffer's (a frame is 4k+2 bytes, at most
  * 4*2047+2 = 8190; of the model's LNH; long enough to hold its headers, the
  * ICRC and the footer: 26 bytes local, 66 global, plus the footer). The frame
