@@ -123,38 +123,71 @@ func codeOf0(err error) status {
 func ibrgo_stage_batch(h C.ibr_model, data *C.uint8_t, size C.size_t, off, lens *C.size_t, n C.size_t, sw C.uint16_t, port C.uint8_t,
 	congested *C.uint8_t, state *C.uint32_t, stateWords C.size_t, results *C.ibr_stage_result, status *C.ibr_status) C.ibr_status {
 	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
-		b, err := batchOf("ibr_stage_batch", data, size, off, lens, n)
-		if err != nil {
-			return err
-		}
-		var flags []byte
-		if congested != nil && n > 0 {
-			flags = unsafe.Slice((*byte)(unsafe.Pointer(congested)), b.n())
-			for i, c := range flags {
-				if c > 1 {
-					return failf(errArg, "ibr_stage_batch: packet %d: congested is %d, want 0 or 1", i, c)
-				}
-			}
-		}
-		st, err := mo.stager(refmodel.Link{Switch: uint16(sw), Port: uint8(port)}, state, stateWords)
-		if err != nil { // the link or the state: refused before any packet
-			return &callError{codeOf(err), fmt.Errorf("ibr_stage_batch: %w", err)}
-		}
-		var rs []C.ibr_stage_result
-		if results != nil && n > 0 {
-			rs = unsafe.Slice(results, b.n())
-		}
-		o := outcomes{what: "packet", status: statusesOf(status, b.n()), n: b.n()}
-		for i := range b.n() {
-			var r *C.ibr_stage_result
-			if rs != nil {
-				r = &rs[i]
-			}
-			o.record(i, st.stage(b.packet(i), flags != nil && flags[i] == 1, r))
-		}
-		st.finish()
-		return o.err()
+		return mo.stageBatch("ibr_stage_batch", data, size, off, lens, n, sw, port, congested, state, stateWords, results, status,
+			func(st *stager, _ int, pkt []byte, congested bool, r *C.ibr_stage_result) error {
+				return st.stage(pkt, congested, r)
+			})
 	}))
+}
+
+//export ibrgo_stage_frame_batch
+func ibrgo_stage_frame_batch(h C.ibr_model, data *C.uint8_t, size C.size_t, off, lens *C.size_t, n C.size_t, sw C.uint16_t, port C.uint8_t,
+	congested *C.uint8_t, state *C.uint32_t, stateWords C.size_t, results *C.ibr_stage_result, corrupt *C.uint32_t,
+	status *C.ibr_status) C.ibr_status {
+	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
+		var cs []C.uint32_t
+		if corrupt != nil && n > 0 && n <= maxBatch {
+			cs = unsafe.Slice(corrupt, int(n))
+		}
+		return mo.stageBatch("ibr_stage_frame_batch", data, size, off, lens, n, sw, port, congested, state, stateWords, results, status,
+			func(st *stager, i int, frame []byte, congested bool, r *C.ibr_stage_result) error {
+				var c *C.uint32_t
+				if cs != nil {
+					c = &cs[i]
+				}
+				return st.stageFrame(frame, congested, r, c)
+			})
+	}))
+}
+
+// stageBatch is a stage batch call (call names it in the messages): the
+// batch's layout, congested flags, link and state checked before any
+// packet, then stage on every packet in order, and the caller's state
+// written back.
+func (mo *model) stageBatch(call string, data *C.uint8_t, size C.size_t, off, lens *C.size_t, n C.size_t, sw C.uint16_t, port C.uint8_t,
+	congested *C.uint8_t, state *C.uint32_t, stateWords C.size_t, results *C.ibr_stage_result, status *C.ibr_status,
+	stage func(st *stager, i int, pkt []byte, congested bool, r *C.ibr_stage_result) error) error {
+	b, err := batchOf(call, data, size, off, lens, n)
+	if err != nil {
+		return err
+	}
+	var flags []byte
+	if congested != nil && n > 0 {
+		flags = unsafe.Slice((*byte)(unsafe.Pointer(congested)), b.n())
+		for i, c := range flags {
+			if c > 1 {
+				return failf(errArg, "%s: packet %d: congested is %d, want 0 or 1", call, i, c)
+			}
+		}
+	}
+	st, err := mo.stager(refmodel.Link{Switch: uint16(sw), Port: uint8(port)}, state, stateWords)
+	if err != nil { // the link or the state: refused before any packet
+		return &callError{codeOf(err), fmt.Errorf("%s: %w", call, err)}
+	}
+	var rs []C.ibr_stage_result
+	if results != nil && n > 0 {
+		rs = unsafe.Slice(results, b.n())
+	}
+	o := outcomes{what: "packet", status: statusesOf(status, b.n()), n: b.n()}
+	for i := range b.n() {
+		var r *C.ibr_stage_result
+		if rs != nil {
+			r = &rs[i]
+		}
+		o.record(i, stage(&st, i, b.packet(i), flags != nil && flags[i] == 1, r))
+	}
+	st.finish()
+	return o.err()
 }
 
 //export ibrgo_send_batch

@@ -309,10 +309,46 @@ func callStageField(h uintptr, pkt []byte, sw uint16, port uint8, congested int,
 	if state != nil {
 		copy(state, unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)))
 	}
+	return resultIn(r), uint64(r.hop_field), code
+}
+
+// callStageFrame runs ibr_stage_frame as callStageField runs ibr_stage, and
+// also returns the corruption reasons as the call left them (0xdead when it
+// did not write them); noOut passes NULL for result and corrupt.
+func callStageFrame(h uintptr, frame []byte, sw uint16, port uint8, congested int, state []uint32, noOut bool) (refmodel.StageResult, uint64, uint32, status) {
+	var st *C.uint32_t
+	if state != nil {
+		st = (*C.uint32_t)(C.malloc(C.size_t(4 * max(len(state), 1))))
+		defer C.free(unsafe.Pointer(st))
+		copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)), state)
+	}
+	r := (*C.ibr_stage_result)(C.calloc(1, C.size_t(unsafe.Sizeof(C.ibr_stage_result{}))))
+	defer C.free(unsafe.Pointer(r))
+	c := (*C.uint32_t)(C.calloc(1, 4))
+	defer C.free(unsafe.Pointer(c))
+	*c = 0xdead // a value the call must overwrite
+	rp, cp := r, c
+	if noOut {
+		rp, cp = nil, nil
+	}
+	code := inPlace(frame, func(p *C.uint8_t, n C.size_t) C.ibr_status {
+		return C.ibr_stage_frame(C.ibr_model(h), p, n, C.uint16_t(sw), C.uint8_t(port), C.int(congested), st, C.size_t(len(state)), rp, cp)
+	})
+	if state != nil {
+		copy(state, unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)))
+	}
+	return resultIn(*r), uint64(r.hop_field), uint32(*c), code
+}
+
+func resultIn(r C.ibr_stage_result) refmodel.StageResult {
 	return refmodel.StageResult{ID: uint32(r.id), D: uint32(r.d), HashBit: uint8(r.hash_bit), HopL: int(r.hop_l),
 		HopReplaced: r.hop_replaced != 0, HopSaturated: r.hop_saturated != 0, HopCount: int(r.hop_count),
 		Congested: r.congested != 0, CongDrew: r.cong_drew != 0, CongL: int(r.cong_l), CongReplaced: r.cong_replaced != 0,
-		CongSaturated: r.cong_saturated != 0, CongCount: int(r.cong_count), Draws: int(r.draws)}, uint64(r.hop_field), code
+		CongSaturated: r.cong_saturated != 0, CongCount: int(r.cong_count), Draws: int(r.draws)}
+}
+
+func callFrameSeal(h uintptr, frame []byte) status {
+	return inPlace(frame, func(p *C.uint8_t, n C.size_t) C.ibr_status { return C.ibr_frame_seal(C.ibr_model(h), p, n) })
 }
 
 // callPortSeedState reads the state the seed gives a port.
@@ -442,6 +478,7 @@ type batchArgs struct {
 	cong      *C.uint8_t
 	status    *C.ibr_status
 	results   *C.ibr_stage_result
+	corrupt   *C.uint32_t
 }
 
 // newBatch lays pkts out one after the other; cong (nil: NULL) holds the
@@ -456,6 +493,7 @@ func newBatch(pkts [][]byte, cong []uint8) *batchArgs {
 	b.lens = (*C.size_t)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.size_t(0)))))
 	b.status = (*C.ibr_status)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.ibr_status(0)))))
 	b.results = (*C.ibr_stage_result)(C.calloc(C.size_t(max(b.n, 1)), C.size_t(unsafe.Sizeof(C.ibr_stage_result{}))))
+	b.corrupt = (*C.uint32_t)(C.calloc(C.size_t(max(b.n, 1)), 4))
 	data := unsafe.Slice((*byte)(unsafe.Pointer(b.data)), max(b.size, 1))
 	off, lens := unsafe.Slice(b.off, max(b.n, 1)), unsafe.Slice(b.lens, max(b.n, 1))
 	pos := 0
@@ -482,7 +520,7 @@ func newLayout(data []byte, n int, cong []uint8) *batchArgs {
 
 func (b *batchArgs) free() {
 	for _, p := range []unsafe.Pointer{unsafe.Pointer(b.data), unsafe.Pointer(b.off), unsafe.Pointer(b.lens),
-		unsafe.Pointer(b.cong), unsafe.Pointer(b.status), unsafe.Pointer(b.results)} {
+		unsafe.Pointer(b.cong), unsafe.Pointer(b.status), unsafe.Pointer(b.results), unsafe.Pointer(b.corrupt)} {
 		cFree(p)
 	}
 }
@@ -550,6 +588,32 @@ func callStageBatch(h uintptr, b *batchArgs, sw uint16, port uint8, state []uint
 	}
 	code := C.ibr_stage_batch(C.ibr_model(h), b.data, C.size_t(b.size), b.off, b.lens, C.size_t(b.n), C.uint16_t(sw),
 		C.uint8_t(port), b.cong, st, C.size_t(len(state)), b.results, b.status)
+	if state != nil {
+		copy(state, unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)))
+	}
+	return status(code)
+}
+
+// corruptions is every frame's corruption reasons after a frame batch.
+func (b *batchArgs) corruptions() []refmodel.Corruption {
+	var out []refmodel.Corruption
+	for _, c := range unsafe.Slice(b.corrupt, max(b.n, 1))[:b.n] {
+		out = append(out, refmodel.Corruption(c))
+	}
+	return out
+}
+
+// callStageFrameBatch calls ibr_stage_frame_batch as callStageBatch calls
+// ibr_stage_batch.
+func callStageFrameBatch(h uintptr, b *batchArgs, sw uint16, port uint8, state []uint32) status {
+	var st *C.uint32_t
+	if state != nil {
+		st = (*C.uint32_t)(C.calloc(C.size_t(max(len(state), 1)), 4))
+		defer C.free(unsafe.Pointer(st))
+		copy(unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)), state)
+	}
+	code := C.ibr_stage_frame_batch(C.ibr_model(h), b.data, C.size_t(b.size), b.off, b.lens, C.size_t(b.n), C.uint16_t(sw),
+		C.uint8_t(port), b.cong, st, C.size_t(len(state)), b.results, b.corrupt, b.status)
 	if state != nil {
 		copy(state, unsafe.Slice((*uint32)(unsafe.Pointer(st)), len(state)))
 	}

@@ -24,6 +24,7 @@ package main
 import "C"
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"ibreservoir/header"
@@ -299,6 +300,52 @@ func ibrgo_stage(h C.ibr_model, p *C.uint8_t, n C.size_t, sw C.uint16_t, port C.
 	}))
 }
 
+//export ibrgo_stage_frame
+func ibrgo_stage_frame(h C.ibr_model, p *C.uint8_t, n C.size_t, sw C.uint16_t, port C.uint8_t, congested C.int,
+	state *C.uint32_t, stateWords C.size_t, result *C.ibr_stage_result, corrupt *C.uint32_t) C.ibr_status {
+	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
+		frame, err := packetOf(p, n)
+		if err != nil {
+			return err
+		}
+		if congested != 0 && congested != 1 {
+			return failf(errArg, "ibr_stage_frame: congested is %d, want 0 or 1", congested)
+		}
+		st, err := mo.stager(refmodel.Link{Switch: uint16(sw), Port: uint8(port)}, state, stateWords)
+		if err != nil {
+			return err
+		}
+		if err := st.stageFrame(frame, congested == 1, result, corrupt); err != nil {
+			return err
+		}
+		st.finish()
+		return nil
+	}))
+}
+
+// The header's corruption reasons and longest legal packet are the model's:
+// a difference is a constant index out of range, which fails the build.
+var _ = [1]struct{}{}[C.IBR_CORRUPT_VCRC-int(refmodel.CorruptVCRC)]
+var _ = [1]struct{}{}[C.IBR_CORRUPT_LENGTH-int(refmodel.CorruptLength)]
+var _ = [1]struct{}{}[C.IBR_CORRUPT_OVERSIZE-int(refmodel.CorruptOversize)]
+var _ = [1]struct{}{}[C.IBR_MAX_LEGAL_PKTLEN-refmodel.MaxLegalPktLen]
+
+//export ibrgo_frame_seal
+func ibrgo_frame_seal(h C.ibr_model, p *C.uint8_t, n C.size_t) C.ibr_status {
+	return C.ibr_status(withModel(uintptr(h), func(mo *model) error {
+		frame, err := packetOf(p, n)
+		if err != nil {
+			return err
+		}
+		if err := mo.m.CheckFrame(frame); err != nil {
+			return failf(errPacket, "ibr_frame_seal: %w", err)
+		}
+		end := len(frame) - header.VCRCLen
+		binary.LittleEndian.PutUint16(frame[end:], header.CRC16(frame[:end]))
+		return nil
+	}))
+}
+
 // A stager runs the stages of one link: from the model's generator for the
 // link (pt), or from the caller's state (words), loaded into the scratch
 // generator g (nil with sender draws).
@@ -359,12 +406,49 @@ func (s *stager) stage(pkt []byte, congested bool, result *C.ibr_stage_result) e
 	if err != nil {
 		return as(errInternal, err) // the stage just wrote it
 	}
+	resultOut(r, field, result)
+	return nil
+}
+
+// stageFrame runs one cut-through stage (refmodel.StageCutThrough) on frame,
+// which it changes only on success, and writes result and corrupt (each
+// when not NULL).
+func (s *stager) stageFrame(frame []byte, congested bool, result *C.ibr_stage_result, corrupt *C.uint32_t) error {
+	var r refmodel.StageResult
+	var c refmodel.Corruption
+	err := s.mo.changePacket(frame, func(b []byte) (err error) {
+		g := s.g
+		if s.pt != nil {
+			// The port's own generator; the handle's lock serialises every
+			// use of its ports.
+			g = s.pt.Hop(refmodel.Congestion(congested)).Gen
+		}
+		r, c, err = s.mo.m.StageCutThrough(b, s.l.Switch, s.l.Port, congested, g)
+		return as(errPacket, err)
+	})
+	if err != nil {
+		return err
+	}
+	if corrupt != nil {
+		*corrupt = C.uint32_t(c)
+	}
+	if result != nil {
+		field, err := s.mo.frameField(frame)
+		if err != nil {
+			return as(errInternal, err) // the stage just took the frame
+		}
+		resultOut(r, field, result)
+	}
+	return nil
+}
+
+// resultOut writes a stage's result and the hop field after it.
+func resultOut(r refmodel.StageResult, field uint64, result *C.ibr_stage_result) {
 	*result = C.ibr_stage_result{hop_field: C.int32_t(field), id: C.uint32_t(r.ID), d: C.uint32_t(r.D), hash_bit: C.int32_t(r.HashBit),
 		hop_l: C.int32_t(r.HopL), hop_replaced: b32(r.HopReplaced), hop_saturated: b32(r.HopSaturated),
 		hop_count: C.int32_t(r.HopCount), congested: b32(r.Congested), cong_drew: b32(r.CongDrew),
 		cong_l: C.int32_t(r.CongL), cong_replaced: b32(r.CongReplaced), cong_saturated: b32(r.CongSaturated),
 		cong_count: C.int32_t(r.CongCount), draws: C.int32_t(r.Draws)}
-	return nil
 }
 
 // finish writes the caller's state back, the generator's after the stages.

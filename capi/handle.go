@@ -8,6 +8,7 @@ import (
 	"runtime/cgo"
 	"sync"
 
+	"ibreservoir/header"
 	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 )
@@ -105,8 +106,10 @@ type model struct {
 	scratch rng.Generator // the stage's generator when the caller gives the state
 	ports   map[refmodel.Link]*refmodel.Port
 	nics    map[uint16]*refmodel.NIC
-	pkt     []byte    // a copy of the packet a call changes
-	state   rng.State // the caller's generator state, read
+	pkt     []byte           // a copy of the packet a call changes
+	state   rng.State        // the caller's generator state, read
+	hopRef  *header.FieldRef // the hop field (refmodel.Model.HopFieldName), for frames
+	bth     int              // the BTH's offset in the model's packets
 }
 
 // info is ibr_info.
@@ -211,10 +214,26 @@ func newModel(config string) (h uintptr, err error) {
 			mo.info.StateBits = int32(mo.scratch.StateBits())
 			mo.info.StateWords = (mo.info.StateBits + 31) / 32
 		}
+		if mo.hopRef, err = m.Layout().Ref(m.HopFieldName()); err != nil {
+			return as(errInternal, err) // every layout has the field
+		}
+		if mo.bth, err = header.BTHOffset(c.LNH); err != nil {
+			return as(errInternal, err) // New checked the LNH
+		}
 		h = newHandle(mo)
 		return nil
 	})
 	return h, err
+}
+
+// frameField reads the hop field of a frame through the frame's own length,
+// wherever its PktLen points (refmodel.Model.StageCutThrough updates it
+// there).
+func (mo *model) frameField(frame []byte) (uint64, error) {
+	if err := mo.m.CheckFrame(frame); err != nil {
+		return 0, err
+	}
+	return mo.hopRef.Get(frame, header.Frame{BTH: mo.bth, PktLen: len(frame) - header.VCRCLen}), nil
 }
 
 // newHandle makes a handle for o; free deletes it.

@@ -201,3 +201,23 @@ ibr_status ibr_decoder_add_samples(ibr_decoder d, const ibr_sample *samples, siz
   FORKED;
   return ibrgo_decoder_add_samples(d, (ibr_sample *)samples, n, status);
 }
+
+ibr_status ibr_stage_frame(ibr_model m, uint8_t *frame, size_t len, uint16_t switch_id, uint8_t port, int congested,
+                           uint32_t *state, size_t state_words, ibr_stage_result *result, uint32_t *corrupt) {
+  FORKED;
+  return ibrgo_stage_frame(m, frame, len, switch_id, port, congested, state, state_words, result, corrupt);
+}
+
+ibr_status ibr_frame_seal(ibr_model m, uint8_t *frame, size_t len) {
+  FORKED;
+  return ibrgo_frame_seal(m, frame, len);
+}
+
+ibr_status ibr_stage_frame_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len,
+                                 size_t n, uint16_t switch_id, uint8_t port, const uint8_t *congested,
+                                 uint32_t *state, size_t state_words, ibr_stage_result *results, uint32_t *corrupt,
+                                 ibr_status *status) {
+  FORKED;
+  return ibrgo_stage_frame_batch(m, data, size, (size_t *)off, (size_t *)len, n, switch_id, port, (uint8_t *)congested,
+                                 state, state_words, results, corrupt, status);
+}

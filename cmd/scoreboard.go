@@ -44,11 +44,15 @@ var scoreboardCmd = &cobra.Command{
 	Short: "Check the RTL against the model called through DPI-C, packet by packet, in a Verilator testbench",
 	Long: `scoreboard builds and runs the DPI-C scoreboard of dpi/example: a SystemVerilog
 testbench that generates random packets (local and global, random headers,
-incoming telemetry bits and payloads), drives them through the RTL switch stage
-with random egress stalls and ingress gaps, and checks every output packet,
-every per-packet status and the generator state after every draw against the
-reference model, which it calls through DPI-C (dpi/src/ibr_dpi_pkg.sv over the
-C library of ./capi) as each packet enters.
+incoming telemetry bits and payloads; one in eight corrupt as a link can damage
+it: a bad VCRC, a bad ICRC behind a right VCRC, a PktLen longer or shorter than
+the frame, a PktLen beyond the longest legal packet), drives them through the
+RTL switch stage with random egress stalls and ingress gaps, and checks every
+output packet, every per-packet status and the generator state after every
+draw against the reference model's cut-through stage, which it calls through
+DPI-C (dpi/src/ibr_dpi_pkg.sv over the C library of ./capi) as each packet
+enters: the model gives every expected byte, a corrupt packet's stomped VCRC
+too. The summary counts the corrupt packets by kind.
 
 It builds the C library (go build -buildmode=c-archive ./capi, so run it in a
 checkout, or give --lib), writes the RTL of the configurations (package

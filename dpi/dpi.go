@@ -3,10 +3,10 @@
 // Package dpi builds and runs the DPI-C scoreboard of the RTL switch stage:
 // ibr_dpi_pkg.sv (the model's SystemVerilog import package), ibr_dpi.cc (its
 // DPI adapter over the C library of ./capi), and the example testbench
-// (example/ibr_dpi_tb.sv, example/tb_main.cpp), which drives random packets
-// with random stalls through the RTL of package verilog and checks every
-// output packet, status and generator state against the model called through
-// DPI. One Verilator build holds every configuration asked for (the
+// (example/ibr_dpi_tb.sv, example/tb_main.cpp), which drives random packets,
+// one in eight corrupt (CorruptKinds), with random stalls through the RTL of
+// package verilog and checks every output packet, status and generator state
+// against the model's cut-through stage called through DPI. One Verilator build holds every configuration asked for (the
 // ibr_cosim_top of package cosim); each run picks one. It is what
 // `ibreservoir scoreboard` runs; docs/testbench.md describes it.
 package dpi
@@ -221,13 +221,19 @@ type Mismatch struct {
 
 // Result is what one run found.
 type Result struct {
-	Config     verilog.Config
-	Packets    int // packets checked
-	Malformed  int // packets the model refuses, which the RTL must flag and pass unchanged
+	Config    verilog.Config
+	Packets   int // packets checked
+	Malformed int // packets the model refuses, which the RTL must flag and pass unchanged
+	// Corrupt counts the corrupt packets made, by kind (CorruptKinds), and
+	// Stomped those the model stomped (every kind but icrc, which is sound to
+	// a switch).
+	Corrupt    map[string]int
+	Stomped    int
 	Mismatches int // all mismatches counted; the first ones are in First
 	First      []Mismatch
 	Cycles     int64
 	SimTime    time.Duration // the testbench's own timing of its clock loop
+	SimCPU     time.Duration // the CPU time the process spent in it (every thread's)
 	Wall       time.Duration
 	Model      string // the model's version and configuration, as the testbench printed them
 	// Assertions counts the errors the RTL itself reported (cosim.IsRTLError):
@@ -251,10 +257,23 @@ func (e *Stopped) Error() string { return e.err.Error() }
 // Rate is the packets checked per second of simulation.
 func (r *Result) Rate() float64 { return float64(r.Packets) / r.SimTime.Seconds() }
 
+// CPURate is the packets checked per CPU-second of simulation: the rate a
+// core gives the run when other work shares the machine.
+func (r *Result) CPURate() float64 { return float64(r.Packets) / r.SimCPU.Seconds() }
+
+// CorruptKinds are the kinds of corrupt packets the testbench makes, one
+// packet in eight (docs/spec.md section 5, step 0): a VCRC bit flipped; an
+// ICRC bit flipped behind a resealed VCRC (sound to a switch, which does not
+// check the ICRC); PktLen made longer or shorter than the frame, the VCRC
+// resealed; PktLen beyond the longest legal packet (1049..2047 words), the
+// frame as long.
+var CorruptKinds = []string{"vcrc", "icrc", "pktlen-longer", "pktlen-shorter", "oversize"}
+
 var (
+	reCorrupt  = regexp.MustCompile(`^CORRUPT ((?:\S+=\d+ )*)stomped=(\d+)$`)
 	reMismatch = regexp.MustCompile(`^MISMATCH packet=(\d+) what=(\S+)`)
 	reResult   = regexp.MustCompile(`^RESULT packets=(\d+) mismatches=(\d+) malformed=(\d+) cycles=(\d+)$`)
-	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+)$`)
+	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+) CPU ([0-9.]+)$`)
 )
 
 // MaxPercent is the largest Stall and Gap: at 100 nothing moves.
@@ -340,9 +359,20 @@ func parse(out []byte) (*Result, error) {
 			done = true
 			continue
 		}
+		if m := reCorrupt.FindStringSubmatch(line); m != nil {
+			r.Corrupt = map[string]int{}
+			for _, kv := range strings.Fields(m[1]) {
+				k, v, _ := strings.Cut(kv, "=")
+				r.Corrupt[k], _ = strconv.Atoi(v)
+			}
+			r.Stomped, _ = strconv.Atoi(m[2])
+			continue
+		}
 		if m := reSeconds.FindStringSubmatch(line); m != nil {
 			s, _ := strconv.ParseFloat(m[1], 64)
 			r.SimTime = time.Duration(s * float64(time.Second))
+			c, _ := strconv.ParseFloat(m[2], 64)
+			r.SimCPU = time.Duration(c * float64(time.Second))
 			timed = true
 			continue
 		}
@@ -362,6 +392,9 @@ func parse(out []byte) (*Result, error) {
 		}
 		other.WriteString(line + "\n")
 	}
+	if done && !sameKeys(r.Corrupt, CorruptKinds) {
+		return r, fmt.Errorf("the testbench's CORRUPT line counts %v, want the kinds %v", r.Corrupt, CorruptKinds)
+	}
 	if !done || !timed {
 		err := fmt.Errorf("the testbench ended without its RESULT line:\n%s", verilate.Tail(other.String(), 40))
 		if r.Assertions > 0 {
@@ -375,10 +408,37 @@ func parse(out []byte) (*Result, error) {
 	return r, nil
 }
 
-// Print writes a run's summary line and its first mismatches in full.
+// sameKeys says whether m has exactly the keys keys.
+func sameKeys(m map[string]int, keys []string) bool {
+	if len(m) != len(keys) {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// CorruptTotal is the number of corrupt packets made, every kind.
+func (r *Result) CorruptTotal() int {
+	n := 0
+	for _, v := range r.Corrupt {
+		n += v
+	}
+	return n
+}
+
+// Print writes a run's summary lines and its first mismatches in full.
 func (r *Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "%-36s %8d packets %6d malformed %4d mismatches %4d RTL assertion errors  %.2f s  %.0f packets/s\n",
 		r.Config.Name(), r.Packets, r.Malformed, r.Mismatches, r.Assertions, r.SimTime.Seconds(), r.Rate())
+	kinds := make([]string, len(CorruptKinds))
+	for i, k := range CorruptKinds {
+		kinds[i] = fmt.Sprintf("%s %d", k, r.Corrupt[k])
+	}
+	fmt.Fprintf(w, "%-36s %8d corrupt: %s; %d stomped\n", "", r.CorruptTotal(), strings.Join(kinds, ", "), r.Stomped)
 	for _, m := range r.First {
 		fmt.Fprintln(w, m.Report)
 	}

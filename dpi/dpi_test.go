@@ -4,8 +4,10 @@ package dpi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,6 +118,16 @@ func TestScoreboard(t *testing.T) {
 		if (r.Malformed > 0) != (c.Generator == "sender") {
 			t.Errorf("%s: %d malformed packets", c.Name(), r.Malformed)
 		}
+		// One packet in eight corrupt, of every kind; all but the icrc ones
+		// (sound to a switch) stomped.
+		if n := r.CorruptTotal(); n < r.Packets/10 || n > r.Packets/6 || r.Stomped != n-r.Corrupt["icrc"] {
+			t.Errorf("%s: %d corrupt packets of %d, %d stomped: %v", c.Name(), n, r.Packets, r.Stomped, r.Corrupt)
+		}
+		for _, k := range CorruptKinds {
+			if r.Corrupt[k] == 0 {
+				t.Errorf("%s: no %s packet: %v", c.Name(), k, r.Corrupt)
+			}
+		}
 	}
 	if _, err := b.Run(context.Background(), 3, RunOptions{Packets: 1, Chain: 1}); err == nil {
 		t.Error("configuration 3 of a build of 3 ran")
@@ -210,6 +222,82 @@ func TestPlantedBug(t *testing.T) {
 	}
 }
 
+// corruptPlants are the bugs the scoreboard's corrupt packets exist for:
+// a stage that launders a corrupt packet, and one that does not stomp a
+// PktLen shorter than its frame. Each is one line of ibr_switch_stage.sv
+// changed in a copy; report is the corrupt kind every mismatch must be of
+// ("" : any but icrc, which is sound to a switch).
+var corruptPlants = []struct {
+	name, old, bug, report string
+}{
+	{"a corrupt packet laundered: it leaves with a fresh valid VCRC",
+		"(head_bad ? 16'h0000 : 16'hffff)", "(head_bad ? 16'hffff : 16'hffff)", ""},
+	{"a PktLen shorter than the frame not stomped",
+		"assign len_bad_in = widx != {1'b0, pktlen[10:1]} || iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||",
+		"assign len_bad_in = widx < {1'b0, pktlen[10:1]} ||\n                      widx == {1'b0, pktlen[10:1]} && iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||",
+		"pktlen-shorter"},
+}
+
+// TestPlantedCorrupt plants each of corruptPlants in a copy of the default
+// configuration's RTL: the scoreboard must fail it by comparison with the
+// model (mismatches, every one a corrupt packet of the plant's kind), not by
+// an assertion inside the RTL. The unchanged RTL passes the same traffic in
+// TestScoreboard.
+func TestPlantedCorrupt(t *testing.T) {
+	testtool.Need(t, "verilator", "go")
+	c := verilog.DefaultConfig()
+	for i, p := range corruptPlants {
+		files, err := Sources([]verilog.Config{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := 0
+		for j, f := range files {
+			if f.Name == "ibr_switch_stage.sv" {
+				if n := bytes.Count(f.Data, []byte(p.old)); n != 1 {
+					t.Fatalf("%s: the line occurs %d times in %s, want once: %q", p.name, n, f.Name, p.old)
+				}
+				files[j].Data = bytes.Replace(f.Data, []byte(p.old), []byte(p.bug), 1)
+				edited++
+			}
+		}
+		if edited != 1 {
+			t.Fatalf("%s: no ibr_switch_stage.sv", p.name)
+		}
+		b, err := BuildSources(context.Background(), workDir(fmt.Sprintf("planted-corrupt-%d", i)), files, []verilog.Config{c}, library(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := b.Run(context.Background(), 0, RunOptions{Packets: 2000, Seed: 5, Chain: 64, Stall: 10, Gap: 5, MaxFail: 20, Repro: repro})
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		var out bytes.Buffer
+		r.Print(&out)
+		t.Logf("%s:\n%s", p.name, firstLines(out.String(), 12))
+		if r.Mismatches == 0 || r.Assertions != 0 {
+			t.Errorf("%s: %d mismatches, %d RTL assertion errors; want mismatches found by the comparison alone", p.name, r.Mismatches, r.Assertions)
+		}
+		for _, m := range r.First {
+			kind := regexp.MustCompile(`\n  corrupt (\S+):`).FindStringSubmatch(m.Report)
+			if m.What != "packet" || kind == nil || kind[1] == "icrc" || p.report != "" && kind[1] != p.report {
+				t.Errorf("%s: a mismatch that is not a %s packet's:\n%s", p.name, cmp.Or(p.report, "corrupt"), m.Report)
+			}
+		}
+	}
+}
+
+// firstLines is the first n lines of s, each cut to 160 characters.
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) > 160 {
+			lines[i] = l[:157] + "..."
+		}
+	}
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
 func firstErr(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
@@ -223,14 +311,17 @@ func firstErr(errs ...error) error {
 // result, or with lines it does not know.
 func TestParse(t *testing.T) {
 	out := "MODEL 0.1 hash=mult0\nMISMATCH packet=4 what=packet configuration=x\n  in   00\n  diff:\n    byte 3\n" +
-		"- f.sv:3: Verilog $finish\nRESULT packets=9 mismatches=1 malformed=2 cycles=90\nSECONDS 0.5\n"
+		"- f.sv:3: Verilog $finish\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=9 mismatches=1 malformed=2 cycles=90\nSECONDS 0.5 CPU 0.25\n"
 	r, err := parse([]byte(out))
 	if err != nil || r.Packets != 9 || r.Mismatches != 1 || r.Malformed != 2 || r.Cycles != 90 || len(r.First) != 1 ||
-		r.First[0].Packet != 4 || !strings.HasSuffix(r.First[0].Report, "    byte 3") || r.Rate() != 18 {
+		r.First[0].Packet != 4 || !strings.HasSuffix(r.First[0].Report, "    byte 3") || r.Rate() != 18 ||
+		r.Corrupt["pktlen-longer"] != 2 || r.CorruptTotal() != 3 || r.Stomped != 3 || r.CPURate() != 36 {
 		t.Errorf("%+v %v", r, err)
 	}
-	for _, bad := range []string{"SECONDS 1\n", "RESULT packets=1 mismatches=0 malformed=0 cycles=1\n",
-		"ERROR build: x\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n"} {
+	for _, bad := range []string{"SECONDS 1 CPU 0.25\n", "CORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\n",
+		"ERROR build: x\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n",
+		"RESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n", // no CORRUPT line
+		"CORRUPT vcrc=1 icrc=0 pktlen-longer=2 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n"} {
 		if _, err := parse([]byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

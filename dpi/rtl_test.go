@@ -16,7 +16,7 @@ func TestParseAssertions(t *testing.T) {
 		"[40] %Error: ibr_gen_ideal.sv:128: Assertion failed in TOP.ibr_dpi_tb.u: ibr_gen_ideal: all-zero state\n" +
 		"-Info: ibr_gen_ideal.sv:128: Verilog $stop, ignored due to +verilator+error+limit\n" +
 		"[41] %Error: ibr_gen_ideal.sv:128: Assertion failed in TOP.ibr_dpi_tb.u: again\n" +
-		"RESULT packets=9 mismatches=0 malformed=0 cycles=90\nSECONDS 0.5\n"
+		"CORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=9 mismatches=0 malformed=0 cycles=90\nSECONDS 0.5 CPU 0.25\n"
 	r, err := parse([]byte(out))
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestParseAssertions(t *testing.T) {
 	if r.Assertions != 2 || r.Mismatches != 0 || r.FirstAssertion == "" {
 		t.Errorf("assertions %d (first %q), mismatches %d; want 2, the first, 0", r.Assertions, r.FirstAssertion, r.Mismatches)
 	}
-	tb := "%Error: " + TopModule + ".sv:12: the testbench's own\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1\n"
+	tb := "%Error: " + TopModule + ".sv:12: the testbench's own\nCORRUPT vcrc=1 icrc=0 pktlen-longer=2 pktlen-shorter=0 oversize=0 stomped=3\nRESULT packets=1 mismatches=0 malformed=0 cycles=1\nSECONDS 1 CPU 0.25\n"
 	if _, err := parse([]byte(tb)); err == nil {
 		t.Error("a testbench's own error line was taken for the RTL's and accepted")
 	}

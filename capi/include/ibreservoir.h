@@ -240,6 +240,48 @@ ibr_status ibr_send(ibr_model m, uint8_t *pkt, size_t len, uint16_t lid);
 ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, uint8_t port, int congested,
                      uint32_t *state, size_t state_words, ibr_stage_result *result);
 
+/* Cut-through stages (docs/spec.md section 5, step 0). ibr_stage reads a
+ * packet's length from its PktLen and refuses a wrong VCRC, as a
+ * store-and-forward switch drops the packet. A cut-through stage (the RTL)
+ * cannot: the packet's head has left before its end arrives. It takes the
+ * packet as the link delimits it, a frame whose VCRC is its last two bytes,
+ * whatever PktLen says. ibr_stage_frame is that stage (refmodel.StageCutThrough):
+ * len is the frame's length, not a buffer's (a frame is 4k+2 bytes, at most
+ * 4*2047+2 = 8190; of the model's LNH; long enough to hold its headers, the
+ * ICRC and the footer: 26 bytes local, 66 global, plus the footer). The frame
+ * is corrupt when any of the IBR_CORRUPT_* reasons holds; a corrupt frame
+ * leaves with its telemetry updated exactly as a sound packet with the same
+ * headers (the same draw, which the generator consumes), every other byte
+ * unchanged, and its last two bytes stomped: the complement of the valid
+ * VCRC of the bytes before them, so no receiver or later stage takes it. A
+ * sound frame leaves as ibr_stage leaves it. The stage does not check the
+ * ICRC: a frame with a wrong ICRC and a right VCRC is sound and leaves with a
+ * fresh VCRC. */
+#define IBR_MAX_LEGAL_PKTLEN 1048 /* words: the longest legal IBA packet, 4194 bytes with the VCRC */
+#define IBR_CORRUPT_VCRC 1        /* the last two bytes are not the VCRC of the bytes before them */
+#define IBR_CORRUPT_LENGTH 2      /* PktLen disagrees with the frame's length (4*PktLen+2 bytes): longer or shorter */
+#define IBR_CORRUPT_OVERSIZE 4    /* PktLen beyond IBR_MAX_LEGAL_PKTLEN */
+
+/* ibr_stage on a frame the link delivered, corrupt or not, as a cut-through
+ * stage runs it (above): arguments, state and result as ibr_stage's; *corrupt
+ * (may be NULL) receives the IBR_CORRUPT_* reasons that held, 0 for a sound
+ * frame (several may hold at once; any of them means the VCRC was stomped).
+ * result->hop_field is read from the frame as it left, through its own
+ * length. Errors: IBR_ERR_PACKET for a frame the stage cannot take (not
+ * 4k+2 bytes, shorter than its headers and ICRC, of another LNH, longer than
+ * 8190 bytes) and, with sender draws, for a hop field of 0 (malformed, spec
+ * section 4, as ibr_stage), corrupt or not; the frame and the state are then
+ * left as they were. */
+ibr_status ibr_stage_frame(ibr_model m, uint8_t *frame, size_t len, uint16_t switch_id, uint8_t port, int congested,
+                           uint32_t *state, size_t state_words, ibr_stage_result *result, uint32_t *corrupt);
+
+/* Writes into the last two bytes of the len-byte frame the VCRC of the bytes
+ * before them, whatever PktLen says: a testbench's tool to make a frame whose
+ * PktLen or ICRC is wrong and whose VCRC is right (ibr_stage_frame takes it
+ * as sound to its VCRC check). The frame must be one ibr_stage_frame takes
+ * (IBR_ERR_PACKET otherwise, the frame left as it was). */
+ibr_status ibr_frame_seal(ibr_model m, uint8_t *frame, size_t len);
+
 /* Batches. A batch call does what its single call does, to each of n
  * packets in order, in one call: from Python one foreign call instead of n,
  * from C the handle's lookup, its lock and the generator's state conversion
@@ -272,6 +314,14 @@ ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, 
 ibr_status ibr_stage_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len, size_t n,
                            uint16_t switch_id, uint8_t port, const uint8_t *congested, uint32_t *state,
                            size_t state_words, ibr_stage_result *results, ibr_status *status);
+
+/* ibr_stage_frame on each frame, as ibr_stage_batch on packets: corrupt
+ * (n entries; may be NULL) receives each staged frame's IBR_CORRUPT_*
+ * reasons. */
+ibr_status ibr_stage_frame_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len,
+                                 size_t n, uint16_t switch_id, uint8_t port, const uint8_t *congested,
+                                 uint32_t *state, size_t state_words, ibr_stage_result *results, uint32_t *corrupt,
+                                 ibr_status *status);
 
 /* ibr_send on each packet, all from the sender NIC with LID lid. */
 ibr_status ibr_send_batch(ibr_model m, uint8_t *data, size_t size, const size_t *off, const size_t *len, size_t n,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // check_bench.cpp: the throughput of the scoreboard's check, the part of
-// ibr_dpi_tb that runs per packet whatever the RTL: the model's switch stage
-// through the DPI adapter (ibr_dpi_stage, with svBitVecVal arguments as a
-// simulator passes them) and the comparison of its output with the DUT's.
+// ibr_dpi_tb that runs per packet whatever the RTL: the model's cut-through
+// switch stage through the DPI adapter (ibr_dpi_stage_frame, with
+// svBitVecVal arguments as a simulator passes them) and the comparison of its output with the DUT's.
 // Here the "DUT" output is the model's own from a first pass (kept as a
 // 64-bit FNV-1a hash of its bytes), so the second, timed pass checks every
 // packet against a known-good answer.
@@ -16,7 +16,7 @@
 //
 // 4096 packets are built beforehand (untimed) and sent through the port in
 // turn, PACKETS in all: random headers, payloads of 0..60 bytes, a quarter of
-// them global, the port's generator state carried from packet to packet. package dpi's BenchmarkScoreboardCheck builds it
+// them global, one in eight with a VCRC bit flipped (stomped by the stage), the port's generator state carried from packet to packet. package dpi's BenchmarkScoreboardCheck builds it
 // against a scoreboard build's library and runs it.
 #include <cstdint>
 #include <cstdio>
@@ -91,17 +91,21 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "build: %s\n", ibr_dpi_error(models[p.model]));
       return 2;
     }
+    if (rnd() % 8 == 0) {
+      const int b = p.len - 1;  // the VCRC's second byte
+      p.in[b / 4] ^= svBitVecVal(1) << (8 * (b % 4) + int(rnd() % 8));
+    }
   }
   // Pass 1: the answers ("the DUT's output").
   svBitVecVal pkt[kWords];
   std::memcpy(state, state0, sizeof state);
   for (long i = 0; i < n; i++) {
     const Packet &p = pkts[size_t(i % kRing)];
-    int l, field;
+    int l, field, corrupt;
     svBit hash, rep, sat;
     std::memcpy(pkt, p.in, sizeof pkt);
-    if (ibr_dpi_stage(models[p.model], pkt, p.len, 7, 3, p.congested, state, &l, &hash, &rep, &sat, &field,
-                      kMaxBytes, kStateBits) != 0) {
+    if (ibr_dpi_stage_frame(models[p.model], pkt, p.len, 7, 3, p.congested, state, &l, &hash, &rep, &sat, &field,
+                            &corrupt, kMaxBytes, kStateBits) != 0) {
       std::fprintf(stderr, "stage: %s\n", ibr_dpi_error(models[p.model]));
       return 2;
     }
@@ -113,11 +117,11 @@ int main(int argc, char **argv) {
   const double t0 = clock(CLOCK_MONOTONIC), c0 = clock(CLOCK_PROCESS_CPUTIME_ID);
   for (long i = 0; i < n; i++) {
     const Packet &p = pkts[size_t(i % kRing)];
-    int l, field;
+    int l, field, corrupt;
     svBit hash, rep, sat;
     std::memcpy(pkt, p.in, sizeof pkt);
-    ibr_dpi_stage(models[p.model], pkt, p.len, 7, 3, p.congested, state, &l, &hash, &rep, &sat, &field, kMaxBytes,
-                  kStateBits);
+    ibr_dpi_stage_frame(models[p.model], pkt, p.len, 7, 3, p.congested, state, &l, &hash, &rep, &sat, &field,
+                        &corrupt, kMaxBytes, kStateBits);
     mismatches += fnv(pkt, p.len) != answers[size_t(i)];
   }
   const double secs = clock(CLOCK_MONOTONIC) - t0, cpu = clock(CLOCK_PROCESS_CPUTIME_ID) - c0;

@@ -6,13 +6,17 @@
 // It generates random packets (random LRH, GRH and BTH fields, local and
 // global, random incoming telemetry bits in BTH Resv6, random payloads of a
 // realistic mix of lengths: most short, some to 512 bytes, some to the
-// longest legal packet), has the model build them (CRCs), drives them
+// longest legal packet), has the model build them (CRCs), damages one in
+// eight as a link can (a bad VCRC, a bad ICRC behind a right VCRC, a PktLen
+// longer or shorter than the frame, a PktLen beyond the longest legal
+// packet), drives them
 // through the DUT as 64-bit words with random input gaps before any word
 // (inside packets too), random egress stalls on any word, and cong_i random
 // on every cycle but the sop word's, and checks every output
 // packet, every per-packet status and the generator state after every draw
-// against the model's switch stage, which it runs on the same packet with the
-// same generator state as the packet enters. Packets come in chains: each
+// against the model's cut-through switch stage (ibr_dpi_stage_frame), which it
+// runs on the same frame with the same generator state as the packet enters:
+// the model gives every expected byte, a corrupt frame's stomped VCRC too. Packets come in chains: each
 // chain is one output port (random switch ID and port) whose generator is
 // loaded, between packets, with the state the configuration's seed gives it.
 //
@@ -37,6 +41,9 @@
 // Output lines (parsed by package dpi):
 //   MISMATCH packet=I what=W   then indented lines: the packet, the field diff
 //                              and the command that reproduces it as a vector
+//   CORRUPT vcrc=A icrc=B pktlen-longer=C pktlen-shorter=D oversize=E stomped=S
+//                              the corrupt packets made, by kind, and how many
+//                              the model stomped (all but the icrc ones)
 //   RESULT packets=N mismatches=M malformed=K cycles=C
 module ibr_dpi_tb (
   input bit clk_i,
@@ -50,6 +57,22 @@ module ibr_dpi_tb (
   // (a global packet of 4194 bytes: docs/spec.md section 5).
   localparam int ShortPayload = 60;
   localparam int MaxPayload = 4128;
+  // Corrupt packets (docs/spec.md section 5, step 0): one in CorruptOneIn,
+  // of the kinds below, equally likely. The testbench damages the frame; the
+  // model (ibr_dpi_stage_frame) says what leaves, and its verdict must be the
+  // kind's (a check that the damage was made).
+  localparam int CorruptOneIn = 8;
+  typedef enum int {
+    KindSound,     // as built
+    KindVcrc,      // one bit of the VCRC flipped
+    KindIcrc,      // one bit of the ICRC flipped, the VCRC resealed: sound to the stage
+    KindLonger,    // PktLen 1.. words more than the frame (to 2047), the VCRC resealed
+    KindShorter,   // PktLen 1.. words fewer than the frame (down to 0), the VCRC resealed
+    KindOversize,  // PktLen 1049..2047, beyond the longest legal packet, the frame as long
+    NumKinds
+  } kind_e;
+  localparam int MaxLegalPktLen = 1048;  // words (ibreservoir.h IBR_MAX_LEGAL_PKTLEN)
+  localparam int MaxPktLen = 2047;  // the most an 11-bit PktLen holds
   localparam int RingSize = 16;    // packets in flight, at most (the stage holds a few words)
   localparam int MaxWords = (MaxBytes + 7) / 8;  // 64-bit words of the longest packet
   typedef bit [$clog2(RingSize)-1:0] slot_t;  // a packet's place in the ring (RingSize a power of 2)
@@ -157,6 +180,7 @@ module ibr_dpi_tb (
     bit [7:0] port;
     bit congested, malformed, replaced, saturated, hash_bit;
     int hop_l, hop_field;
+    int kind, corrupt;  // the damage made (kind_e) and the model's reasons (IbrCorrupt*)
   } expect_t;
 
   expect_t ring[RingSize];
@@ -169,7 +193,8 @@ module ibr_dpi_tb (
   int exp_len[RingSize], exp_field[RingSize];
   bit [4:0] exp_stat[RingSize];  // replaced, saturated, congested, hash, malformed: as the RTL's stat_* outputs
   int unsigned made, out_head, stat_head;  // packets generated; the next to leave; the next status
-  int unsigned mismatches, malformed;
+  int unsigned mismatches, malformed, stomped;
+  int unsigned made_kind[NumKinds];  // packets made of each kind
   longint unsigned cycles, idle;
 
   // ---- the packet being driven (in_mem[cur_slot]), and the one leaving
@@ -209,6 +234,39 @@ module ibr_dpi_tb (
     for (int i = words_of(len) - 1; i >= 0; i--) p = {p[8*MaxBytes-65:0], {<<8{w[i]}}};
   endfunction
 
+  function automatic string kind_name(int kind);
+    /*verilator no_inline_task*/
+    case (kind)
+      KindVcrc: return "vcrc";
+      KindIcrc: return "icrc";
+      KindLonger: return "pktlen-longer";
+      KindShorter: return "pktlen-shorter";
+      KindOversize: return "oversize";
+      default: return "none";
+    endcase
+  endfunction
+
+  // kind_ok says whether the model's reasons are what damage of the kind
+  // makes: a PktLen made longer may be beyond the longest legal packet too.
+  function automatic bit kind_ok(int kind, int corrupt);
+    case (kind)
+      KindSound, KindIcrc: return corrupt == 0;
+      KindVcrc: return corrupt == IbrCorruptVcrc;
+      KindLonger: return corrupt == IbrCorruptLength || corrupt == (IbrCorruptLength | IbrCorruptOversize);
+      KindShorter: return corrupt == IbrCorruptLength;
+      KindOversize: return corrupt == IbrCorruptOversize;
+      default: return 0;
+    endcase
+  endfunction
+
+  // result prints the CORRUPT and RESULT lines.
+  function void result();
+    $display("CORRUPT vcrc=%0d icrc=%0d pktlen-longer=%0d pktlen-shorter=%0d oversize=%0d stomped=%0d",
+             made_kind[KindVcrc], made_kind[KindIcrc], made_kind[KindLonger], made_kind[KindShorter],
+             made_kind[KindOversize], stomped);
+    $display("RESULT packets=%0d mismatches=%0d malformed=%0d cycles=%0d", out_head, mismatches, malformed, cycles);
+  endfunction
+
   function automatic string state_hex(state_t st, int bits);
     /*verilator no_inline_task*/
     string s = "";
@@ -242,6 +300,9 @@ module ibr_dpi_tb (
     end
     s = $sformatf("MISMATCH packet=%0d what=%s configuration=%s\n", index, what, config_name);
     s = {s, $sformatf("  switch %0d port %0d congested %0d%s\n", x.switch_id, x.port, x.congested, state)};
+    if (x.kind != KindSound)
+      s = {s, $sformatf("  corrupt %s: the model's reasons %0d (1 vcrc, 2 length, 4 oversize; 0 sound)\n",
+                        kind_name(x.kind), x.corrupt)};
     s = {s, $sformatf("  in   %s\n", in), detail};
     return {s, $sformatf("  reproduce: %s --switch %0d --port %0d%s%s --packet %s --out out/repro\n", command,
                          x.switch_id, x.port, cong_arg, state_arg, in)};
@@ -289,25 +350,33 @@ module ibr_dpi_tb (
       input byte unsigned tclass, input int unsigned flow_label, input byte unsigned hop_limit, input bit [127:0] sgid,
       input bit [127:0] dgid, input packet_t payload, input int payload_len, inout packet_t pkt, output int len,
       input int max_bytes);
-  // next_packet draws a random packet, has the model build it and run its
-  // stage, and files what the model expects.
+  // next_packet draws a random packet, has the model build it, damages it
+  // as its kind says, has the model run its stage on the frame, and files
+  // what the model expects.
   // next_packet's record and scratch: static, since wide automatic variables
   // are cleared on every call. The bytes of payload past plen are never read.
   expect_t e;
   packet_t payload, pkt;
   state_t state;
   function void next_packet();
-    int st, plen, hop_l, hop_field, n;
+    int st, plen, hop_l, hop_field, n, corrupt, pl;
     bit k, hash_bit, replaced, saturated;
+    longint unsigned field;
     slot_t slot;
     k = below(4) == 0;  // a quarter global
+    e = '0;
+    e.kind = below(CorruptOneIn) == 0 ? 1 + below(NumKinds - 1) : KindSound;
     case (below(64)) inside
       [0:39]:  plen = below(ShortPayload + 1);
       [40:53]: plen = below(512 + 1);
       default: plen = below(MaxPayload + 1);
     endcase
+    if (e.kind == KindOversize) begin
+      // PktLen words: LRH, GRH when global, BTH, the payload, the ICRC.
+      pl = MaxLegalPktLen + 1 + below(MaxPktLen - MaxLegalPktLen);
+      plen = 4 * pl - (k ? 64 : 24);
+    end
     for (int i = 0; i < words_of(plen); i++) payload[64*i+:64] = rnd();
-    e = '0;
     st = model_build(models[k], 16'(rnd()), 16'(rnd()), 8'(below(16)), 8'(below(16)), 8'(rnd()), 16'(rnd()),
                      32'(below(1 << 24)), 32'(below(1 << 24)), 8'(below(64)), 8'(rnd()), 32'(below(1 << 20)),
                      8'(rnd()), {rnd(), rnd()}, {rnd(), rnd()}, payload, plen, pkt, e.len, MaxBytes);
@@ -315,6 +384,18 @@ module ibr_dpi_tb (
       $display("ERROR build: %s", ibr_dpi_error(models[k]));
       $finish;
     end
+    if (e.kind != KindSound && sender_l > 0) begin
+      // A sender-draw field of 0 is malformed (spec section 4), which the
+      // model refuses and defines no output for, corrupt or not: a packet
+      // to damage gets a field of 1 instead, as the vectors' do.
+      st = ibr_dpi_field_get(models[k], pkt, e.len, "hop_rand", field, MaxBytes);
+      if (st == IbrOk && field == 0) st = ibr_dpi_field_set(models[k], pkt, e.len, "hop_rand", 1, MaxBytes);
+      if (st != IbrOk) begin
+        $display("ERROR hop_rand: %s", ibr_dpi_error(models[k]));
+        $finish;
+      end
+    end
+    damage(models[k], e.kind, e.len);
     e.index = made;
     e.switch_id = chain_switch;
     e.port = chain_port;
@@ -324,17 +405,25 @@ module ibr_dpi_tb (
     n = words_of(e.len);
     for (int i = 0; i < n; i++) in_mem[slot][i] = {<<8{pkt[64*i+:64]}};
     state = model_state;
-    st = ibr_dpi_stage(models[k], pkt, e.len, chain_switch, chain_port, e.congested, state, hop_l, hash_bit,
-                       replaced, saturated, hop_field, MaxBytes, StateBits);
-    if (st == IbrErrPacket) begin
+    st = ibr_dpi_stage_frame(models[k], pkt, e.len, chain_switch, chain_port, e.congested, state, hop_l, hash_bit,
+                             replaced, saturated, hop_field, corrupt, MaxBytes, StateBits);
+    if (st == IbrErrPacket && e.kind == KindSound) begin
       // The model refuses it (a sender-draw field of 0, spec section 4): the
-      // RTL must pass it unchanged and flag it.
+      // RTL must pass it unchanged and flag it. (The call's outputs are not
+      // its: a simulator copies its own temporaries into them.)
       e.malformed = 1;
       malformed++;
+      corrupt = 0;
     end else if (st != IbrOk) begin
       $display("ERROR stage: %s", ibr_dpi_error(models[k]));
       $finish;
+    end else if (!kind_ok(e.kind, corrupt)) begin
+      $display("ERROR a %s packet: the model's reasons are %0d", kind_name(e.kind), corrupt);
+      $finish;
     end
+    e.corrupt = corrupt;
+    made_kind[e.kind]++;
+    if (corrupt != 0) stomped++;
     // pkt: the packet out (unchanged when malformed), zero past e.len.
     for (int i = 0; i < n; i++) exp_mem[slot][i] = {<<8{pkt[64*i+:64]}};
     e.state_out = state;
@@ -356,6 +445,43 @@ module ibr_dpi_tb (
     made++;
     cur_slot = slot;
     cur_words = n;
+  endfunction
+
+  // damage damages pkt, a frame of len bytes, as kind says (a built
+  // KindOversize packet is already what it should be). Byte i of the frame
+  // is pkt[8i+7:8i]; PktLen is LRH bits 10..0 of bytes 4-5 (pkt[34:32],
+  // pkt[47:40]). The model reseals the VCRC where the kind leaves it right.
+  // The bit to flip is drawn into a variable first: Verilator evaluates the
+  // index of a compound assignment (x[i] ^= ...) twice, drawing twice.
+  function automatic void damage(chandle model, int kind, int len);
+    int pl = {21'd0, pkt[34:32], pkt[47:40]};
+    bit [15:0] bit_i;  // a bit of a packet_t (8*MaxBytes bits)
+    case (kind)
+      KindVcrc: begin
+        bit_i = 16'(8 * (len - 2 + int'(below(2))) + int'(below(8)));
+        pkt[bit_i] = !pkt[bit_i];
+      end
+      KindIcrc: begin
+        bit_i = 16'(8 * (len - 6 + int'(below(4))) + int'(below(8)));
+        pkt[bit_i] = !pkt[bit_i];
+        seal(model, len);
+      end
+      KindLonger, KindShorter: begin
+        if (kind == KindLonger && pl < MaxPktLen) pl += 1 + int'(below(MaxPktLen - pl));
+        else pl -= 1 + int'(below(pl));
+        {pkt[34:32], pkt[47:40]} = 11'(pl);
+        seal(model, len);
+      end
+      default: ;
+    endcase
+  endfunction
+
+  // seal writes the VCRC of pkt's bytes into its last two (of len).
+  function void seal(chandle model, int len);
+    if (ibr_dpi_frame_seal(model, pkt, len, MaxBytes) != IbrOk) begin
+      $display("ERROR seal: %s", ibr_dpi_error(model));
+      $finish;
+    end
   endfunction
 
   always @(posedge clk_i or negedge rst_ni) begin
@@ -465,15 +591,13 @@ module ibr_dpi_tb (
       out_ready_q <= stall_pct == 0 || below(100) >= stall_pct;
 
       if (made == packets && out_head == made && stat_head == made) begin
-        $display("RESULT packets=%0d mismatches=%0d malformed=%0d cycles=%0d", out_head, mismatches, malformed,
-                 cycles);
+        result();
         $finish;
       end
       if (idle > 100000) begin
         fail(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "deadlock",
                     $sformatf("  no progress in %0d cycles\n", idle), name, repro, state_bits));
-        $display("RESULT packets=%0d mismatches=%0d malformed=%0d cycles=%0d", out_head, mismatches, malformed,
-                 cycles);
+        result();
         $finish;
       end
     end

@@ -202,6 +202,42 @@ int ibr_dpi_stage(void *model, svBitVecVal *pkt, int len, unsigned short switch_
   return st;
 }
 
+int ibr_dpi_stage_frame(void *model, svBitVecVal *pkt, int len, unsigned short switch_id, unsigned char port,
+                        svBit congested, svBitVecVal *state, int *hop_l, svBit *hash_bit, svBit *replaced,
+                        svBit *saturated, int *hop_field, int *corrupt, int max_bytes, int state_bits) {
+  int st = begin(model, "ibr_dpi_stage_frame");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
+  if (st == IBR_OK) st = state_ok(state_bits);
+  if (st != IBR_OK) return st;
+  uint8_t b[IBR_DPI_MAX_BYTES];
+  to_bytes(pkt, b, len);
+  ibr_stage_result r;
+  uint32_t c = 0;
+  st = ibr_stage_frame(handle_of(model), b, (size_t)len, switch_id, port, congested, state, (size_t)(state_bits / 32),
+                       &r, &c);
+  if (st == IBR_OK) {
+    from_bytes(b, len, pkt, max_bytes);
+    *hop_l = r.hop_l;
+    *hash_bit = (svBit)r.hash_bit;
+    *replaced = (svBit)r.hop_replaced;
+    *saturated = (svBit)r.hop_saturated;
+    *hop_field = r.hop_field;
+    *corrupt = (int)c;
+  }
+  return st;
+}
+
+int ibr_dpi_frame_seal(void *model, svBitVecVal *pkt, int len, int max_bytes) {
+  int st = begin(model, "ibr_dpi_frame_seal");
+  if (st == IBR_OK) st = packet_ok(len, max_bytes);
+  if (st != IBR_OK) return st;
+  uint8_t b[IBR_DPI_MAX_BYTES];
+  to_bytes(pkt, b, len);
+  st = ibr_frame_seal(handle_of(model), b, (size_t)len);
+  if (st == IBR_OK) from_bytes(b, len, pkt, max_bytes);
+  return st;
+}
+
 int ibr_dpi_port_state(void *model, unsigned short switch_id, unsigned char port, svBitVecVal *state,
                        int state_bits) {
   int st = begin(model, "ibr_dpi_port_state");

@@ -46,7 +46,15 @@ package ibr_dpi_pkg;
   localparam int IbrSchemeTwoReservoir = 1;
   localparam int IbrSchemeOneReservoir = 2;
 
-  localparam int MaxBytes  = 4200;  // the longest packet a packet_t holds: the longest legal, 4194 bytes
+  // Why a cut-through stage stomped a frame's VCRC (ibr_dpi_stage_frame's
+  // corrupt; IBR_CORRUPT_* of ibreservoir.h).
+  localparam int IbrCorruptVcrc     = 1;  // the frame's last two bytes are not the VCRC of the bytes before them
+  localparam int IbrCorruptLength   = 2;  // PktLen disagrees with the frame's length, longer or shorter
+  localparam int IbrCorruptOversize = 4;  // PktLen beyond the longest legal packet, 1048 words
+
+  // The longest frame a packet_t holds: the most an 11-bit PktLen describes,
+  // 4*2047+2 = 8190 bytes (the longest legal packet is 4194).
+  localparam int MaxBytes  = 8192;
   localparam int StateBits = 256;  // the widest generator state a state_t holds (vectors.MaxStateBits)
 
   typedef bit [8*MaxBytes-1:0] packet_t;
@@ -89,6 +97,22 @@ package ibr_dpi_pkg;
                                             input bit congested, inout state_t state, output int hop_l,
                                             output bit hash_bit, output bit replaced, output bit saturated,
                                             output int hop_field, input int max_bytes, input int state_bits);
+  // The stage as a cut-through switch runs it on a frame the link delivered,
+  // corrupt or not (docs/spec.md section 5, step 0; ibr_stage_frame): len is
+  // the frame's length, its VCRC its last two bytes whatever PktLen says.
+  // corrupt receives the reasons (IbrCorrupt*, 0: sound); a corrupt frame
+  // leaves with its telemetry updated as a sound one's and its VCRC stomped.
+  import "DPI-C" function int ibr_dpi_stage_frame(input chandle model, inout packet_t pkt, input int len,
+                                                  input shortint unsigned switch_id, input byte unsigned port,
+                                                  input bit congested, inout state_t state, output int hop_l,
+                                                  output bit hash_bit, output bit replaced, output bit saturated,
+                                                  output int hop_field, output int corrupt, input int max_bytes,
+                                                  input int state_bits);
+  // Writes the VCRC of a frame's bytes into its last two bytes, whatever
+  // PktLen says: to make a frame whose PktLen or ICRC is wrong and whose VCRC
+  // is right.
+  import "DPI-C" function int ibr_dpi_frame_seal(input chandle model, inout packet_t pkt, input int len,
+                                                 input int max_bytes);
   // The generator state the configuration's seed gives port (switch_id, port).
   import "DPI-C" function int ibr_dpi_port_state(input chandle model, input shortint unsigned switch_id,
                                                  input byte unsigned port, output state_t state,

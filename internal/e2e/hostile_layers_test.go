@@ -48,6 +48,13 @@ func layerCases() []layerCase {
 		{"ibr_send with a LID not the packet's SLID", "c", "1", `^ibr_send: the packet's SLID is 0x0001, the NIC's LID 0x0002: a NIC sends its own packets$`},
 		{"a batch whose packet 1 overlaps packet 0", "c", "1", `^ibr_stage_batch: packet 1: at byte 4, before the end of packet 0 \(byte 66\)`},
 		{"a batch with a corrupt packet 2", "c", "3", `^packet 2 of 4: .*VCRC .*\(1 of 4 packets failed; the others were processed\) statuses 0,0,3,0$`},
+		// Cut-through stages take corrupt frames, never a buffer that is not one.
+		{"ibr_stage_frame on a frame of 4k+1 bytes", "c", "3", `^switch 7 port 3: a 65-byte frame: the link delivers 4k\+2-byte frames$`},
+		{"ibr_frame_seal on a 22-byte frame", "c", "3", `^ibr_frame_seal: a 22-byte frame does not reach the end of its headers and ICRC \(26 bytes\)$`},
+		{"ibr_stage_frame on a frame whose PktLen is 2047", "c", "0", `^corrupt 6, its VCRC the complement of the valid one$`},
+		{"a frame batch with a frame of 4k bytes", "c", "3", `^packet 1 of 4: .*4k\+2-byte frames \(1 of 4 packets failed; the others were processed\) statuses 0,3,0,0 corrupt 1,9,0,0$`},
+		{"ibr_dpi_stage_frame of 9000 bytes", "dpi", "1", `^ibr_dpi: packet length outside 0\.\.max_bytes \(9000, 8192\)$`},
+		{"stage_frame on bytes", "python", "TypeError", `^a packet is a bytearray \(changed in place\), not bytes$`},
 		{"ibr_dpi_stage on a null chandle", "dpi", "5", `^ibr_dpi: ibr_dpi_stage: the model chandle is null \(ibr_dpi_model_new failed or was not called\)$`},
 		{"stage(pkt, 65537, 257)", "python", "ValueError", `^switch is 65537: want 0\.\.65535$`},
 		{"a PSN of 2^32+5", "python", "ValueError", `^psn is 4294967301: want 0\.\.16777215$`},
@@ -295,6 +302,34 @@ int main(int argc, char **argv) {
     off[1] = 4;
     return out(ibr_stage_batch(m, buf, 4 * 66, off, lens, 4, 7, 3, NULL, NULL, 0, NULL, sts), m);
   }
+  if (!strcmp(c, "ibr_stage_frame on a frame of 4k+1 bytes")) {
+    return out(ibr_stage_frame(m, buf, lens[0] - 1, 7, 3, 0, NULL, 0, NULL, NULL), m);
+  }
+  if (!strcmp(c, "ibr_frame_seal on a 22-byte frame")) return out(ibr_frame_seal(m, buf, 22), m);
+  if (!strcmp(c, "ibr_stage_frame on a frame whose PktLen is 2047")) {
+    buf[4] |= 0x07; /* LRH bytes 4-5: PktLen 2047, the frame 66 bytes */
+    buf[5] = 0xFF;
+    ibr_frame_seal(m, buf, lens[0]);
+    uint32_t why = 0;
+    ibr_status st = ibr_stage_frame(m, buf, lens[0], 7, 3, 0, NULL, 0, NULL, &why);
+    if (st != IBR_OK) return out(st, m);
+    uint8_t valid[66];
+    memcpy(valid, buf, sizeof valid);
+    ibr_frame_seal(m, valid, sizeof valid);
+    int stomped = (valid[64] ^ buf[64]) == 0xFF && (valid[65] ^ buf[65]) == 0xFF;
+    printf("status=%d message=corrupt %u, its VCRC %s\n", st, why, stomped ? "the complement of the valid one" : "not stomped");
+    return 0;
+  }
+  if (!strcmp(c, "a frame batch with a frame of 4k bytes")) {
+    uint32_t why[4] = {9, 9, 9, 9};
+    buf[off[0] + 65] ^= 1; /* frame 0: a bad VCRC */
+    lens[1] = 64;
+    ibr_status st = ibr_stage_frame_batch(m, buf, 4 * 66, off, lens, 4, 7, 3, NULL, NULL, 0, NULL, why, sts);
+    ibr_last_error(m, msg, sizeof msg);
+    printf("status=%d message=%s statuses %d,%d,%d,%d corrupt %u,%u,%u,%u\n", st, msg, sts[0], sts[1], sts[2], sts[3],
+           why[0], why[1], why[2], why[3]); /* a frame that failed keeps its entry (9) */
+    return 0;
+  }
   if (!strcmp(c, "a batch with a corrupt packet 2")) {
     buf[off[2] + 65] ^= 1;
     ibr_status st = ibr_stage_batch(m, buf, 4 * 66, off, lens, 4, 7, 3, NULL, NULL, 0, NULL, sts);
@@ -318,16 +353,31 @@ int ibr_dpi_stage(void *model, svBitVecVal *pkt, int len, unsigned short switch_
                   svBitVecVal *state, int *hop_l, svBit *hash_bit, svBit *replaced, svBit *saturated, int *hop_field,
                   int max_bytes, int state_bits);
 const char *ibr_dpi_error(void *model);
+int ibr_dpi_model_new(const char *cfg, void **model);
+int ibr_dpi_stage_frame(void *model, svBitVecVal *pkt, int len, unsigned short switch_id, unsigned char port,
+                        svBit congested, svBitVecVal *state, int *hop_l, svBit *hash_bit, svBit *replaced,
+                        svBit *saturated, int *hop_field, int *corrupt, int max_bytes, int state_bits);
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 || std::strcmp(argv[1], "ibr_dpi_stage on a null chandle") != 0) return 2;
-  svBitVecVal pkt[64] = {0}, state[8] = {0};
-  int l = 0, field = 0;
+  if (argc != 2) return 2;
+  static svBitVecVal pkt[2048];
+  svBitVecVal state[8] = {0};
+  int l = 0, field = 0, corrupt = 0;
   svBit hash = 0, rep = 0, sat = 0;
-  int st = ibr_dpi_stage(nullptr, pkt, 30, 7, 3, 0, state, &l, &hash, &rep, &sat, &field, 256, 256);
-  std::printf("status=%d message=%s\n", st, ibr_dpi_error(nullptr));
-  return 0;
+  if (std::strcmp(argv[1], "ibr_dpi_stage on a null chandle") == 0) {
+    int st = ibr_dpi_stage(nullptr, pkt, 30, 7, 3, 0, state, &l, &hash, &rep, &sat, &field, 256, 256);
+    std::printf("status=%d message=%s\n", st, ibr_dpi_error(nullptr));
+    return 0;
+  }
+  if (std::strcmp(argv[1], "ibr_dpi_stage_frame of 9000 bytes") == 0) {
+    void *m = nullptr;
+    if (ibr_dpi_model_new("", &m) != 0) return 1;
+    int st = ibr_dpi_stage_frame(m, pkt, 9000, 7, 3, 0, state, &l, &hash, &rep, &sat, &field, &corrupt, 8192, 256);
+    std::printf("status=%d message=%s\n", st, ibr_dpi_error(m));
+    return 0;
+  }
+  return 2;
 }
 `
 
@@ -361,6 +411,7 @@ def main():
         "a state word of 2^32+1": lambda: M.stage(pkt, 7, 3, state=[2**32 + 1, 0, 0, 0]),
         "decoder(2**40, ...)": lambda: M.decoder(2**40, [(1, 1, 1)]),
         "a configuration with a NUL inside": lambda: LIB.model("seed=5\0count-bits=4"),
+        "stage_frame on bytes": lambda: M.stage_frame(bytes(pkt), 7, 3),
     }
     if case in calls:
         try:

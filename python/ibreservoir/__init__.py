@@ -16,6 +16,11 @@ its range raises ValueError naming it before anything is called.
 Batches (Packets) run one call over many packets: Model.stage_batch,
 Model.send_batch, Decoder.add_packets, Decoder.add_samples.
 
+Model.stage_frame is the stage as a cut-through switch runs it on any frame
+of a link, corrupt or not (ibr_stage_frame): it returns the result and the
+CORRUPT_* reasons it stomped the frame's VCRC for (0: sound);
+Model.frame_seal writes a frame's VCRC whatever its PktLen says.
+
 The library: Library(path) loads path; Library() loads $IBRESERVOIR_LIB when
 it is set, else the libibreservoir.so installed inside this package (pip
 install ./python builds it with go build -buildmode=c-shared).
@@ -31,6 +36,8 @@ import os
 OK, ERR_ARG, ERR_CONFIG, ERR_PACKET, ERR_STATE, ERR_HANDLE, ERR_SPACE, ERR_INTERNAL, ERR_FORK = range(9)
 SCHEME_FULLID, SCHEME_TWORESERVOIR, SCHEME_ONERESERVOIR = range(3)
 PACKET_SPEC_INIT = 0x31524249  # IBR_PACKET_SPEC_INIT
+CORRUPT_VCRC, CORRUPT_LENGTH, CORRUPT_OVERSIZE = 1, 2, 4  # IBR_CORRUPT_*
+MAX_LEGAL_PKTLEN = 1048  # IBR_MAX_LEGAL_PKTLEN, words
 
 U8, U16, U24, U32 = (1 << 8) - 1, (1 << 16) - 1, (1 << 24) - 1, (1 << 32) - 1
 INT32_MAX = (1 << 31) - 1
@@ -129,6 +136,9 @@ _SIGNATURES = {
                             C.POINTER(StageResult)]),
     "ibr_stage_batch": (C.c_int, [_H, _BUF, C.c_size_t, _SIZES, _SIZES, C.c_size_t, C.c_uint16, C.c_uint8, _BUF,
                                   C.POINTER(C.c_uint32), C.c_size_t, C.POINTER(StageResult), _STATUS]),
+    "ibr_stage_frame": (C.c_int, [_H, _BUF, C.c_size_t, C.c_uint16, C.c_uint8, C.c_int, C.POINTER(C.c_uint32),
+                                  C.c_size_t, C.POINTER(StageResult), C.POINTER(C.c_uint32)]),
+    "ibr_frame_seal": (C.c_int, [_H, _BUF, C.c_size_t]),
     "ibr_send_batch": (C.c_int, [_H, _BUF, C.c_size_t, _SIZES, _SIZES, C.c_size_t, C.c_uint16, _STATUS]),
     "ibr_port_state": (C.c_int, [_H, C.c_uint16, C.c_uint8, C.POINTER(C.c_uint32), C.c_size_t]),
     "ibr_port_set_state": (C.c_int, [_H, C.c_uint16, C.c_uint8, C.POINTER(C.c_uint32), C.c_size_t]),
@@ -312,6 +322,28 @@ class Model(_Handle):
         if state is not None:
             state[:] = list(words)
         return r
+
+    def stage_frame(self, frame, switch, port, congested=False, state=None):
+        """ibr_stage_frame: the stage as a cut-through switch runs it on
+        frame (a bytearray: the whole frame the link delivered, its VCRC its
+        last two bytes whatever PktLen says), in place, corrupt or not; state
+        as stage's. Returns (StageResult, corrupt): corrupt is the CORRUPT_*
+        reasons the VCRC was stomped for, 0 for a sound frame."""
+        switch, port, congested = _int("switch", switch, 0, U16), _int("port", port, 0, U8), _bit("congested", congested)
+        r, c = StageResult(), C.c_uint32()
+        words, n = None, 0
+        if state is not None:
+            words, n = _words(state), len(state)
+        self._check(self.lib.lib.ibr_stage_frame(self.handle, _packet(frame), len(frame), switch, port, congested, words,
+                                                 n, C.byref(r), C.byref(c)))
+        if state is not None:
+            state[:] = list(words)
+        return r, c.value
+
+    def frame_seal(self, frame):
+        """ibr_frame_seal: the VCRC of frame's bytes into its last two, in
+        place, whatever PktLen says."""
+        self._check(self.lib.lib.ibr_frame_seal(self.handle, _packet(frame), len(frame)))
 
     def stage_batch(self, pkts, switch, port, congested=None, state=None, results=False):
         """ibr_stage_batch: one stage on every packet of pkts (a Packets), in

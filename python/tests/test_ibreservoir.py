@@ -100,6 +100,40 @@ class Ranges(unittest.TestCase):
                      f"state[0] is {st[0] + (1 << 32)}: want 0..4294967295")
 
 
+class Frames(unittest.TestCase):
+    """The cut-through stage on corrupt frames: stomped, and the reasons."""
+
+    def test_stage_frame(self):
+        m, ref = LIB.model(""), LIB.model("")
+        pkt = m.packet(slid=1, dlid=2, psn=9, payload=bytes(40))
+        m.send(pkt, 1)
+        state = m.seed_state(7, 3)
+        sound = bytearray(pkt)
+        r, c = m.stage_frame(sound, 7, 3, state=list(state))
+        want = bytearray(pkt)
+        rw = ref.stage(want, 7, 3, state=list(state))
+        self.assertEqual((c, bytes(sound), r.hop_field), (0, bytes(want), rw.hop_field))
+        bad = bytearray(pkt)
+        bad[-1] ^= 1  # the VCRC
+        r, c = m.stage_frame(bad, 7, 3, state=list(state))
+        self.assertEqual(c, I.CORRUPT_VCRC)
+        self.assertEqual(bytes(bad[:-2]), bytes(want[:-2]))  # telemetry as the sound packet's
+        self.assertNotEqual(bytes(bad[-2:]), bytes(want[-2:]))  # the VCRC stomped
+        short = bytearray(pkt)
+        short[5] -= 1  # PktLen one word short of the frame
+        m.frame_seal(short)
+        _, c = m.stage_frame(short, 7, 3, state=list(state))
+        self.assertEqual(c, I.CORRUPT_LENGTH)
+
+    def test_not_a_frame(self):
+        m = LIB.model("")
+        pkt = m.packet(slid=1, dlid=2)
+        with self.assertRaises(I.IbrError) as e:
+            m.stage_frame(pkt[:-1], 7, 3)
+        self.assertEqual(e.exception.status, I.ERR_PACKET)
+        self.assertIn("4k+2", e.exception.message)
+
+
 class Batches(unittest.TestCase):
     """A batch call gives every packet what its single call gives it."""
 
