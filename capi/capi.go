@@ -433,9 +433,11 @@ func (s *stager) stageFrame(frame []byte, congested bool, result *C.ibr_stage_re
 		*corrupt = C.uint32_t(c)
 	}
 	if result != nil {
-		field, err := s.mo.frameField(frame)
-		if err != nil {
-			return as(errInternal, err) // the stage just took the frame
+		var field uint64 // a raw frame (no BTH) has no hop field
+		if !r.Raw {
+			if field, err = s.mo.frameField(frame); err != nil {
+				return as(errInternal, err) // the stage just took the frame
+			}
 		}
 		resultOut(r, field, result)
 	}

@@ -375,3 +375,46 @@ func TestStageFrameBatch(t *testing.T) {
 		t.Error("no frame compared")
 	}
 }
+
+// TestStageFrameRaw: a raw frame (LNH 0 or 1: no BTH) passes ibr_stage_frame
+// with no telemetry change and no draw, the result all zero; a corrupt one
+// is stomped and its reason reported, as refmodel.StageCutThrough does.
+func TestStageFrameRaw(t *testing.T) {
+	h := mustModel(t, "")
+	in, _ := callInfo(h)
+	for _, lnh := range []uint8{header.LNHRaw, header.LNHIPv6Raw} {
+		for _, bad := range []bool{false, true} {
+			f := make([]byte, 30)
+			for i := range f {
+				f[i] = byte(7*i + 1)
+			}
+			f[header.LRHPosSL] = f[header.LRHPosSL]&^3 | lnh
+			setPktLen(f, 7)
+			n := len(f) - header.VCRCLen
+			binary.LittleEndian.PutUint16(f[n:], header.CRC16(f[:n]))
+			if bad {
+				f[n] ^= 4
+			}
+			want := bytes.Clone(f)
+			if bad {
+				binary.LittleEndian.PutUint16(want[n:], ^header.CRC16(want[:n]))
+			}
+			state := make([]uint32, in.StateWords)
+			if st := callPortSeedState(h, 1, 1, state); st != statusOK {
+				t.Fatal(lastError(h))
+			}
+			before := slices.Clone(state)
+			res, field, c, st := callStageFrame(h, f, 1, 1, 1, state, false)
+			what := fmt.Sprintf("LNH %d, corrupt %t", lnh, bad)
+			if st != statusOK {
+				t.Fatalf("%s: %s", what, lastError(h))
+			}
+			if !bytes.Equal(f, want) || !slices.Equal(state, before) || field != 0 || res != (refmodel.StageResult{}) {
+				t.Errorf("%s: frame % x (want % x), state drew %t, field %d, result %+v", what, f, want, !slices.Equal(state, before), field, res)
+			}
+			if wantC := uint32(0); bad && c != uint32(refmodel.CorruptVCRC) || !bad && c != wantC {
+				t.Errorf("%s: corrupt %d", what, c)
+			}
+		}
+	}
+}

@@ -88,6 +88,9 @@ func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested b
 	c := FrameCorruption(frame)
 	n := len(frame) - header.VCRCLen
 	if IsRaw(frame) {
+		if err := m.checkLink(sw, port); err != nil {
+			return StageResult{}, 0, err
+		}
 		if c != 0 {
 			binary.LittleEndian.PutUint16(frame[n:], ^header.CRC16(frame[:n]))
 		}

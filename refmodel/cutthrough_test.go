@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"ibreservoir/header"
@@ -161,9 +162,16 @@ func TestStageCutThroughRaw(t *testing.T) {
 			}
 		}
 	}
-	// A raw frame still has the link's shape.
+	// A raw frame still has the link's shape, and the link must be in the fabric.
 	short := make([]byte, 9)
 	if _, _, err := m.StageCutThrough(short, 1, 1, false, nil); err == nil {
 		t.Error("a 9-byte raw frame was taken")
+	}
+	raw := make([]byte, 10)
+	if _, _, err := m.StageCutThrough(raw, 1, 1, false, nil); err != nil {
+		t.Errorf("a 10-byte raw frame: %v", err)
+	}
+	if _, _, err := m.StageCutThrough(raw, 1024, 1, false, nil); err == nil || !strings.Contains(err.Error(), "outside the configured fabric") {
+		t.Errorf("a raw frame at switch 1024: %v, want it refused", err)
 	}
 }

@@ -248,7 +248,10 @@ ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, 
  * whatever PktLen says. ibr_stage_frame is that stage (refmodel.StageCutThrough):
  * len is the frame's length, not a buffer's (a frame is 4k+2 bytes, at most
  * 4*2047+2 = 8190; of the model's LNH; long enough to hold its headers, the
- * ICRC and the footer: 26 bytes local, 66 global, plus the footer). The frame
+ * ICRC and the footer: 26 bytes local, 66 global, plus the footer; or a raw
+ * frame, LNH 0 or 1, no BTH, at least its LRH and VCRC, 10 bytes, which
+ * passes with no telemetry change and no draw, the result all zero, stomped
+ * when corrupt as any other). The frame
  * is corrupt when any of the IBR_CORRUPT_* reasons holds; a corrupt frame
  * leaves with its telemetry updated exactly as a sound packet with the same
  * headers (the same draw, which the generator consumes), every other byte
