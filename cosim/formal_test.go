@@ -39,6 +39,9 @@ func testFormalOptions(p Property) FormalOptions {
 
 func testFormalConfig(p Property) verilog.Config {
 	c := verilog.DefaultConfig()
+	if p.HashLemma { // the hash is the property's subject: the thesis's mult0
+		return c
+	}
 	c.Hash = hash.New(hash.Parity)
 	if !p.Induction {
 		c.Generator, c.CountBits, c.SenderL = refmodel.GeneratorSender, 0, 3
@@ -63,6 +66,9 @@ var formalPlants = map[string][2]string{
 	"c": {"assign field_new = saturated ? field_in : field_in + FieldW'(1);", "assign field_new = field_in + FieldW'(1);"},
 	// (d) The reservoir takes the hop on a non-zero draw.
 	"d": {"assign replace   = zero_q;", "assign replace   = !zero_q;"},
+	// (f) The hash takes its id from the wrong bytes: BTH bytes 8-10 (the
+	// reserved byte and the PSN's upper two bytes), not 9-11.
+	"f": {"assign psn = iw_data[55:32];", "assign psn = iw_data[63:40];"},
 	// (e) The skid buffer never holds a word: one offered while slot 0 is full is lost.
 	"e": {"end else if (in_valid_i && !accept[0]) begin", "end else if (1'b0) begin"},
 }
@@ -174,6 +180,36 @@ func TestFormalLemma(t *testing.T) {
 	t.Logf("%s (%s) with a wrong mask bit: %s, %.1f s", r.Config, p.ID, r.Status(), r.Time.Seconds())
 	if !r.Failed || r.Where != "lemma "+p.Lemma {
 		t.Errorf("a wrong VCRC mask bit: %s, want the lemma %s to fail", r.Status(), p.Lemma)
+	}
+}
+
+// TestFormalHashLemma: (f)'s lemma holds for the thesis's mult0 and fails,
+// before any bounded check, when the multiplier's constant in ibr_pkg is off
+// by two (K = 1846571431*d: still odd, and the stage would still run).
+func TestFormalHashLemma(t *testing.T) {
+	needFormal(t)
+	p, _ := PropertyByID("f")
+	lib, err := verilog.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range lib {
+		if f.Name != verilog.PackageFile {
+			continue
+		}
+		const k = "Mult0Const = 32'd1846571429;"
+		if n := strings.Count(string(f.Data), k); n != 1 {
+			t.Fatalf("%s has %d copies of %q, want 1", f.Name, n, k)
+		}
+		lib[i].Data = []byte(strings.Replace(string(f.Data), k, "Mult0Const = 32'd1846571431;", 1))
+	}
+	r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "hashlemma"), lib, testFormalConfig(p), p, testFormalOptions(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s (%s) with a wrong mult0 constant: %s, %.1f s", r.Config, p.ID, r.Status(), r.Time.Seconds())
+	if !r.Failed || r.Where != "lemma ibr_hash_lemma" {
+		t.Errorf("a wrong mult0 constant: %s, want the lemma ibr_hash_lemma to fail", r.Status())
 	}
 }
 
