@@ -52,6 +52,9 @@ type Property struct {
 	// rewriting closes the multiplications mult0 and double order
 	// differently, which no SAT solver does in hours). SipHash has no lemma.
 	HashLemma bool
+	// Bounded says why a property without Induction is checked to a depth
+	// only (verify --formal prints it).
+	Bounded string
 	// CoverCut are further cut points for the covers alone (of a property
 	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
 	// the covers, without the asserts the cuts would break): z3 takes
@@ -87,19 +90,28 @@ var (
 // Properties are the six properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC), Bounded: boundedStream},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Depth: 7, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
+		Depth: 7, Cut: concat(cutHash, cutGen), CRC: true, Bounded: boundedCRC, Lemma: "ibr_crc16_bytes_lemma",
 		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
-	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured d and K, and the bit written is the one taken (with ibr_hash_lemma)", Induction: true,
-		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Depth: 14, Cut: concat(cutHash, cutCRC)},
+		Depth: 14, Cut: concat(cutHash, cutCRC), Bounded: boundedStream},
+	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
+		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
 }
+
+// Why the stream properties are bounded: each follows a word or a packet
+// through the skid buffer and the pipeline, and no invariant yet ties the
+// followed word to its slot, so k-induction does not close; the depth bounds
+// the frames the check reaches (the environment admits every length).
+const (
+	boundedStream = "it follows a word through the stream, and no invariant ties that word to its pipeline slot, so induction does not close"
+	boundedCRC    = "it follows each packet's CRC-16 through both directions' trees, and no invariant ties the monitor's CRC registers to the stage's, so induction does not close"
+)
 
 func concat(lists ...[]string) []string {
 	var out []string
@@ -153,10 +165,26 @@ type FormalResult struct {
 	Where    string
 	Trace    string // the counterexample's VCD (none for a lemma)
 	Covers   int    // cover statements reached (every one must be)
+	Time     time.Duration
 	// LemmaTime is the time the property's lemma took (included in Time),
 	// BMCTime the bounded check's and InductionTime the induction's.
 	LemmaTime, BMCTime, InductionTime time.Duration
-	Time     time.Duration
+}
+
+// Phases gives the time of each phase of the check: the lemma, the bounded
+// check and the induction (those run).
+func (r *FormalResult) Phases() string {
+	var ps []string
+	if r.LemmaTime > 0 {
+		ps = append(ps, fmt.Sprintf("lemma %.1f s", r.LemmaTime.Seconds()))
+	}
+	if r.BMCTime > 0 {
+		ps = append(ps, fmt.Sprintf("bounded %.1f s", r.BMCTime.Seconds()))
+	}
+	if r.InductionTime > 0 {
+		ps = append(ps, fmt.Sprintf("induction %.1f s", r.InductionTime.Seconds()))
+	}
+	return strings.Join(ps, ", ")
 }
 
 // Status describes the result in one phrase.
