@@ -206,6 +206,32 @@ func TestFormalHashLemma(t *testing.T) {
 	}
 }
 
+// TestFormalHashLemmaKinds: ibr_hash_lemma holds for every hash ibr_spec.svh
+// restates, under the thesis's link encoding.
+func TestFormalHashLemmaKinds(t *testing.T) {
+	needFormal(t)
+	lib, err := verilog.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range hashLemmaKinds {
+		c := verilog.DefaultConfig()
+		c.Hash = hash.New(k)
+		dir := filepath.Join(workDir(t, "formal"), "hashlemma-"+k.String())
+		srcs, err := writeSources(dir, lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, err := proveHashLemma(context.Background(), dir, srcs, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("ibr_hash_lemma fails for %s", k)
+		}
+	}
+}
+
 // TestFormalInterrupt: a cancelled check is reported as an interrupt, with
 // its solver killed, not as a failed tool run.
 func TestFormalInterrupt(t *testing.T) {
