@@ -92,7 +92,7 @@ var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
 		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC), Bounded: boundedStream},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Depth: 7, Cut: concat(cutHash, cutGen), CRC: true, Bounded: boundedCRC, Lemma: "ibr_crc16_bytes_lemma",
+		Depth: 6, Cut: concat(cutHash, cutGen), CRC: true, Bounded: boundedCRC, Lemma: "ibr_crc16_bytes_lemma",
 		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
@@ -147,11 +147,13 @@ type FormalOptions struct {
 
 // DefaultFormal are the depths of `verify --formal`: each property's own
 // bounded depth (Property.Depth: 24 clocks, reset and three of the shortest
-// packets with stalls, for the register-level properties; 14 for the stream
-// properties, the deepest ABC's bmc3 reaches in minutes: reset, a shortest
-// BTH packet and a longer one, with stalls; 7 for (b), reset and a shortest
-// BTH packet, which CryptoMiniSat takes about a quarter of an hour through);
-// k = 4 induction closes the register-level properties.
+// packets with stalls, for (c) and (d); 10 for (f), the base of its induction
+// and its covers; 14 for the stream properties, the deepest ABC's bmc3
+// reaches in minutes: reset, a shortest BTH packet and a longer one, with
+// stalls; 6 for (b), reset and the shortest packets (LNH 0 or 1) with stalls,
+// which CryptoMiniSat takes minutes through, where 7, the first depth at
+// which a BTH packet's VCRC word leaves, takes about a quarter of an hour);
+// k = 4 induction closes (c), (d) and (f).
 var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.

@@ -25,10 +25,10 @@ import (
 var testFormal = FormalOptions{Depth: 12, Induction: 4}
 
 // testFormalOptions are testFormal, but for (b), whose CRC trees CryptoMiniSat
-// takes about 3 minutes through at 6 clocks and 15-25 at 7: 6 clocks
-// hold reset and the shortest packets (2 words, LNH 0 or 1) through the
-// stage with stalls; a packet with a BTH leaves its VCRC word at step 6 at
-// the earliest (verify --formal's depth 7).
+// takes about 3 minutes through at 6 clocks (10 under heavy load) and 15-25 at
+// 7: 6 clocks (verify --formal's depth) hold reset and the shortest packets (2
+// words, LNH 0 or 1) through the stage with stalls; a packet with a BTH
+// leaves its VCRC word at step 6 at the earliest.
 func testFormalOptions(p Property) FormalOptions {
 	o := testFormal
 	if p.CRC {
