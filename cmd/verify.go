@@ -146,8 +146,8 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthLib, "synth-lib", o.SynthLib, "with --synth, the libraries to map to: osu018 (OSU 0.18 um), asap7 (ASAP7, predictive 7 nm-class) or all; with one, --synth-table keeps the page's table of the other")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(f) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
-	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e,f) or all (default all)")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(g) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
+	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e,f,g) or all (default all)")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (default each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	fs.StringVar(&o.RTL, "rtl", "", "co-simulate a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
@@ -661,7 +661,7 @@ func formalProps(spec string) ([]cosim.Property, error) {
 	for _, id := range strings.Split(spec, ",") {
 		p, ok := cosim.PropertyByID(strings.TrimSpace(id))
 		if !ok {
-			return nil, fmt.Errorf("--formal-props %q: no property %q (want a, b, c, d, e, f or all)", spec, id)
+			return nil, fmt.Errorf("--formal-props %q: no property %q (want a, b, c, d, e, f, g or all)", spec, id)
 		}
 		if slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
 			return nil, fmt.Errorf("--formal-props %q: %s twice", spec, p.ID)

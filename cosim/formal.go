@@ -87,7 +87,7 @@ var (
 	cutCRC  = []string{"u_stage.crc4", "u_stage.crc8", "u_stage.icrc_hi", "u_stage.icrc8"}
 )
 
-// Properties are the six properties of docs/rtl.md ("Formal properties").
+// Properties are the seven properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
 		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC), Bounded: boundedStream},
@@ -102,6 +102,8 @@ var Properties = []Property{
 		Depth: 14, Cut: concat(cutHash, cutCRC), Bounded: boundedStream},
 	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
 		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
+	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
+		Depth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 }
 
 // Why the stream properties are bounded: each follows a word or a packet

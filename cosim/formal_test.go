@@ -69,6 +69,8 @@ var formalPlants = map[string][2]string{
 	// (f) The hash takes its id from the wrong bytes: BTH bytes 8-10 (the
 	// reserved byte and the PSN's upper two bytes), not 9-11.
 	"f": {"assign psn = iw_data[55:32];", "assign psn = iw_data[63:40];"},
+	// (g) The congested bit is sampled with the telemetry word, not the sop word.
+	"g": {"dec_cong_q   <= sop_cong_q;", "dec_cong_q   <= iw_cong;"},
 	// (e) The skid buffer never holds a word: one offered while slot 0 is full is lost.
 	"e": {"end else if (in_valid_i && !accept[0]) begin", "end else if (1'b0) begin"},
 }

@@ -641,6 +641,7 @@ module ibr_switch_stage #(
   //   IBR_PROP_E  the stream neither drops, duplicates nor reorders words; the egress
   //               handshake holds its word while stalled
   //   IBR_PROP_F  the hash bit is H(id, d) of the packet's id and the configured link
+  //   IBR_PROP_G  the congested bit is cong_i of the cycle the packet's sop word was taken
   // The stream monitors restate the packet layout from docs/spec.md on the ports
   // (BTH byte 4 at packet byte 12 or 52, the VCRC the frame's last two bytes),
   // independent of the datapath's own counters.
@@ -944,6 +945,16 @@ module ibr_switch_stage #(
   end
 `endif
 `ifdef IBR_PROP_F
+`define IBR_FORMAL_INGRESS
+`endif
+`ifdef IBR_PROP_G
+`define IBR_FORMAL_INGRESS
+`endif
+`ifdef IBR_FORMAL_INGRESS
+  // The ingress account (f) and (g) share: the last word taken and the
+  // current packet's DestQP as the ports carried them, with strengthening
+  // invariants (below) that make both provable by k-induction for every length.
+  //
   // (f) The hash bit is a function of this packet's id and the configured
   // link: whenever the stage takes its hash bit (the PSN word entering slot
   // 0), the word is the packet's PSN word and the hash's inputs are the id
@@ -962,9 +973,11 @@ module ibr_switch_stage #(
   logic [63:0] f_last_data;  // the last word taken, and its place
   logic        f_last_sop, f_last_eop, f_last_psn;
   logic [10:0] f_last_word;
+`ifdef IBR_PROP_F
   always @(*) begin
     if (cfg_we_i) assume (f_in_word == 11'd0 && in_ready_o);
   end
+`endif
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       f_d_exp     <= '0;
@@ -996,6 +1009,7 @@ module ibr_switch_stage #(
   assign f_h_data = f_in_fire ? in_data_i : f_last_data;
   assign f_h_psn  = f_in_fire ? f_is_psn : f_last_psn;
   assign f_id_exp = spec_packet_id(IdOpt, f_h_data[55:32], f_in_slid, f_in_destqp);
+`ifdef IBR_PROP_F
   always @(*) begin
     if (f_past && rst_ni) begin
       assert (d_q == f_d_exp);
@@ -1006,6 +1020,7 @@ module ibr_switch_stage #(
       if (tel_done && replace) assert (out_data_o[24 + FieldW + 1] == hash_q);
     end
   end
+`endif
   // Strengthening invariants for the induction (ReadySkid): the stage's word
   // counter, header registers and skid buffer agree with the ports' account,
   // for every packet length (the counter is 11 bits; frames reach 1024 words).
@@ -1037,10 +1052,85 @@ module ibr_switch_stage #(
       end
     end
   end
+`ifdef IBR_PROP_F
   always @(*) begin
     cover (f_past && rst_ni && iw_fire && is_psn_in && f_d_exp != 32'd0 && id != 32'd0);
     cover (f_past && rst_ni && tel_done && replace && f_d_exp != 32'd0);
   end
+`endif
+`ifdef IBR_PROP_G
+  // (g) The congested bit written is cong_i of the cycle this packet's sop
+  // word was taken: a telemetry word whose hop the reservoir takes leaves
+  // with the congested bit the ports' account gives its packet (f_pkt_cong,
+  // captured at the sop word's handshake; cong_i is free on every other
+  // cycle). Its invariants: the skid buffer's and the slot-0 packet's
+  // congested bits are the ports', at most one valid slot holds a telemetry
+  // word, the stage has one pending exactly then, and the words taken after
+  // it are those behind it (so no later packet's telemetry word can arrive
+  // while it waits: three words always separate two telemetry words).
+  logic        f_tel_cong, f_tel_in_pkt;
+  logic [10:0] f_since_tel;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_tel_cong   <= 1'b0;
+      f_tel_in_pkt <= 1'b0;
+      f_since_tel  <= 11'h7ff;
+    end else if (f_in_fire) begin
+      if (f_is_tel) begin
+        f_tel_cong   <= f_pkt_cong;
+        f_tel_in_pkt <= 1'b1;
+        f_since_tel  <= '0;
+      end else begin
+        if (in_sop_i) f_tel_in_pkt <= 1'b0;
+        if (f_since_tel != 11'h7ff) f_since_tel <= f_since_tel + 11'd1;
+      end
+    end
+  end
+  always @(*) begin
+    if (f_past && rst_ni) begin
+      if (tel_done && replace) assert (out_data_o[24 + FieldW] == f_tel_cong);
+    end
+  end
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_inv
+    logic [3:0] f_behind;  // words taken after the pending telemetry word
+    logic       f_tel_slot;
+    always @(*) begin
+      f_behind   = {3'd0, gen_skid.skid_v_q};
+      f_tel_slot = 1'b0;
+      for (int i = 0; i < PipeDepth; i++) begin
+        if (v_q[i] && tel_q[i]) f_tel_slot = 1'b1;
+      end
+      for (int i = PipeDepth - 1; i >= 0; i--) begin
+        if (v_q[i] && tel_q[i]) f_behind = {3'd0, gen_skid.skid_v_q};
+        else if (v_q[i]) f_behind = f_behind + 4'd1;
+      end
+    end
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
+        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) assert (sop_cong_q == f_pkt_cong);
+        assert (f_tel_in_pkt == (f_in_lnh[1] && f_last_word >= (f_in_lnh[0] ? 11'd6 : 11'd1)));
+        if (f_tel_in_pkt) begin
+          assert (f_since_tel == f_last_word - (f_in_lnh[0] ? 11'd6 : 11'd1) && f_in_lnh[1]);
+          assert (f_tel_cong == f_pkt_cong);
+        end else begin
+          assert (f_since_tel >= f_last_word + 11'd2);
+        end
+        assert (tel_seen_q == f_tel_slot);
+        assert ($countones(v_q & tel_q) <= 1);
+        if (tel_seen_q) begin
+          assert (dec_cong_q == f_tel_cong);
+          assert (11'(f_behind) == f_since_tel);
+        end
+      end
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
+    cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
+  end
+`endif
+`undef IBR_FORMAL_INGRESS
 `endif
 `endif  // FORMAL
 endmodule
