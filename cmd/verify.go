@@ -146,8 +146,8 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthLib, "synth-lib", o.SynthLib, "with --synth, the libraries to map to: osu018 (OSU 0.18 um), asap7 (ASAP7, predictive 7 nm-class) or all; with one, --synth-table keeps the page's table of the other")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
-	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(e) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
-	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e) or all (default all)")
+	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(g) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
+	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e,f,g) or all (default all)")
 	cli.OptionalIntVar(fs, &o.FormalDepth, "formal-depth", 0, minFormalDepth, maxFormalDepth, "with --formal, the bounded-check depth in clocks for every property (default each property's own, docs/rtl.md)")
 	fs.StringVar(&o.Vectors, "vectors", "", "co-simulate this binary vector file (a set's stage.bin) on the configuration its manifest names")
 	fs.StringVar(&o.RTL, "rtl", "", "co-simulate a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
@@ -661,7 +661,7 @@ func formalProps(spec string) ([]cosim.Property, error) {
 	for _, id := range strings.Split(spec, ",") {
 		p, ok := cosim.PropertyByID(strings.TrimSpace(id))
 		if !ok {
-			return nil, fmt.Errorf("--formal-props %q: no property %q (want a, b, c, d, e or all)", spec, id)
+			return nil, fmt.Errorf("--formal-props %q: no property %q (want a, b, c, d, e, f, g or all)", spec, id)
 		}
 		if slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
 			return nil, fmt.Errorf("--formal-props %q: %s twice", spec, p.ID)
@@ -706,7 +706,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		}
 	}
 	results, err := cosim.CheckAll(ctx, filepath.Join(o.Work, "formal"), lib, cfgs, props, opts, 2, func(r *cosim.FormalResult) {
-		fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds())
+		fmt.Fprintf(w, "formal    %-28s (%s) %s, %d covers reached, %.1f s (%s)\n", r.Config, r.Property.ID, r.Status(), r.Covers, r.Time.Seconds(), r.Phases())
 	})
 	if err != nil {
 		return 0, err
@@ -726,7 +726,11 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded only, %d failed\n", proved, len(results)-proved-failed, failed)
 	for _, p := range cosim.Properties {
 		if d, ok := bounded[p.ID]; ok {
-			fmt.Fprintf(w, "formal: (%s) is bounded only: no counterexample in %d clocks, not proved\n", p.ID, d)
+			why := p.Bounded
+			if p.Induction {
+				why = "k-induction did not close on this configuration"
+			}
+			fmt.Fprintf(w, "formal: (%s) is bounded only: no counterexample in %d clocks, not proved (%s)\n", p.ID, d, why)
 		}
 	}
 	return failed, nil

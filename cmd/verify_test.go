@@ -114,7 +114,7 @@ func TestFormalProps(t *testing.T) {
 		}
 		return strings.Join(s, ",")
 	}
-	for spec, want := range map[string]string{"": "a,b,c,d,e", "all": "a,b,c,d,e", "b": "b", "e, a": "e,a"} {
+	for spec, want := range map[string]string{"": "a,b,c,d,e,f,g", "all": "a,b,c,d,e,f,g", "b": "b", "e, a": "e,a"} {
 		if got := ids(spec); got != want {
 			t.Errorf("--formal-props %q chose %s, want %s", spec, got, want)
 		}

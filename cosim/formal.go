@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -45,6 +46,15 @@ type Property struct {
 	// Lemma names a combinational module the property rests on, proved
 	// first for every input (an assert that must hold: its check is complete).
 	Lemma string
+	// HashLemma: the property rests on ibr_hash_lemma (ibr_link_pre and
+	// ibr_hash compute docs/spec.md's d and H(id, d)), proved first for the
+	// configuration's hash and link encoding, for every input, by z3 (whose
+	// rewriting closes the multiplications mult0 and double order
+	// differently, which no SAT solver does in hours). SipHash has no lemma.
+	HashLemma bool
+	// Bounded says why a property without Induction is checked to a depth
+	// only (verify --formal prints it).
+	Bounded string
 	// CoverCut are further cut points for the covers alone (of a property
 	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
 	// the covers, without the asserts the cuts would break): z3 takes
@@ -77,20 +87,33 @@ var (
 	cutCRC  = []string{"u_stage.crc4", "u_stage.crc8", "u_stage.icrc_hi", "u_stage.icrc8"}
 )
 
-// Properties are the five properties of docs/rtl.md ("Formal properties").
+// Properties are the seven properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC), Bounded: boundedStream},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Depth: 7, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
+		Depth: 6, Cut: concat(cutHash, cutGen), CRC: true, Bounded: boundedCRC, Lemma: "ibr_crc16_bytes_lemma",
 		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Depth: 14, Cut: concat(cutHash, cutCRC)},
+		Depth: 14, Cut: concat(cutHash, cutCRC), Bounded: boundedStream},
+	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
+		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
+	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
+		Depth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 }
+
+// Why the stream properties are bounded: each follows a word or a packet
+// through the skid buffer and the pipeline, and no invariant yet ties the
+// followed word to its slot, so k-induction does not close; the depth bounds
+// the frames the check reaches (the environment admits every length).
+const (
+	boundedStream = "it follows a word through the stream, and no invariant ties that word to its pipeline slot, so induction does not close"
+	boundedCRC    = "it follows each packet's CRC-16 through both directions' trees, and no invariant ties the monitor's CRC registers to the stage's, so induction does not close"
+)
 
 func concat(lists ...[]string) []string {
 	var out []string
@@ -126,11 +149,13 @@ type FormalOptions struct {
 
 // DefaultFormal are the depths of `verify --formal`: each property's own
 // bounded depth (Property.Depth: 24 clocks, reset and three of the shortest
-// packets with stalls, for the register-level properties; 14 for the stream
-// properties, the deepest ABC's bmc3 reaches in minutes: reset, a shortest
-// BTH packet and a longer one, with stalls; 7 for (b), reset and a shortest
-// BTH packet, which CryptoMiniSat takes about a quarter of an hour through);
-// k = 4 induction closes the register-level properties.
+// packets with stalls, for (c) and (d); 10 for (f), the base of its induction
+// and its covers; 14 for the stream properties, the deepest ABC's bmc3
+// reaches in minutes: reset, a shortest BTH packet and a longer one, with
+// stalls; 6 for (b), reset and the shortest packets (LNH 0 or 1) with stalls,
+// which CryptoMiniSat takes minutes through, where 7, the first depth at
+// which a BTH packet's VCRC word leaves, takes about a quarter of an hour);
+// k = 4 induction closes (c), (d) and (f).
 var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.
@@ -145,6 +170,28 @@ type FormalResult struct {
 	Trace    string // the counterexample's VCD (none for a lemma)
 	Covers   int    // cover statements reached (every one must be)
 	Time     time.Duration
+	// LemmaTime is the time the property's lemma took (included in Time),
+	// BMCTime the bounded check's and InductionTime the induction's.
+	LemmaTime, BMCTime, InductionTime time.Duration
+	// NoLemma says why the property's lemma was not checked (a hash
+	// ibr_spec.svh does not restate): the result is the property's alone.
+	NoLemma string
+}
+
+// Phases gives the time of each phase of the check: the lemma, the bounded
+// check and the induction (those run).
+func (r *FormalResult) Phases() string {
+	var ps []string
+	if r.LemmaTime > 0 {
+		ps = append(ps, fmt.Sprintf("lemma %.1f s", r.LemmaTime.Seconds()))
+	}
+	if r.BMCTime > 0 {
+		ps = append(ps, fmt.Sprintf("bounded %.1f s", r.BMCTime.Seconds()))
+	}
+	if r.InductionTime > 0 {
+		ps = append(ps, fmt.Sprintf("induction %.1f s", r.InductionTime.Seconds()))
+	}
+	return strings.Join(ps, ", ")
 }
 
 // Status describes the result in one phrase.
@@ -154,6 +201,8 @@ func (r *FormalResult) Status() string {
 		return fmt.Sprintf("FAILED (%s: some input breaks it)", r.Where)
 	case r.Failed:
 		return fmt.Sprintf("FAILED at step %d (%s; trace %s)", r.Step, r.Where, r.Trace)
+	case r.Proved && r.NoLemma != "":
+		return fmt.Sprintf("proved (k-induction, k=%d; %s)", r.Depth, r.NoLemma)
 	case r.Proved:
 		return fmt.Sprintf("proved (k-induction, k=%d)", r.Depth)
 	}
@@ -187,7 +236,7 @@ var (
 // that could not be made.
 func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilog.Config, p Property, o FormalOptions) (*FormalResult, error) {
 	tools := []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc"}
-	if p.CRC || p.Lemma != "" {
+	if p.CRC || (p.Lemma != "" && !p.HashLemma) {
 		tools = append(tools, "cryptominisat5")
 	}
 	for _, tool := range tools {
@@ -258,6 +307,20 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	}
 	t0 := time.Now()
 	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
+	if p.HashLemma && !hashLemmaKinds[c.Hash.Kind] {
+		r.NoLemma = "no lemma for " + c.Hash.Kind.String() + ": ibr_spec.svh does not restate it"
+	}
+	if p.HashLemma && hashLemmaKinds[c.Hash.Kind] {
+		ok, err := proveHashLemma(ctx, dir, srcs, c)
+		if err != nil {
+			return nil, fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
+		}
+		if !ok {
+			r.Failed, r.Where, r.Time = true, "lemma ibr_hash_lemma", time.Since(t0)
+			return r, nil
+		}
+		r.LemmaTime = time.Since(t0)
+	}
 	if p.Lemma != "" {
 		ok, err := proveLemma(ctx, dir, srcs, p.Lemma)
 		if err != nil {
@@ -267,7 +330,9 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 			r.Failed, r.Where, r.Time = true, "lemma "+p.Lemma, time.Since(t0)
 			return r, nil
 		}
+		r.LemmaTime = time.Since(t0)
 	}
+	t1 := time.Now()
 	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
 		return nil, fmt.Errorf("cosim: yosys -formal of %s (%s): %w\n%s", c.Module(), p.ID, err, tail(out, 30))
 	}
@@ -340,10 +405,13 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		r.Time = time.Since(t0)
 		return r, nil
 	}
+	r.BMCTime = time.Since(t1)
 	if p.Induction {
+		t2 := time.Now()
 		if _, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction)); err != nil {
 			return nil, err
 		}
+		r.InductionTime = time.Since(t2)
 		if ok {
 			r.Proved, r.Depth = true, o.Induction
 		}
@@ -424,6 +492,51 @@ func cmsBMC(ctx context.Context, dir, aig string, depth int) (bool, error) {
 		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
 	}
 	return cmsUnsat(ctx, dir, cnf)
+}
+
+// hashLemmaKinds are the hashes ibr_spec.svh restates from docs/spec.md, for
+// which ibr_hash_lemma is checked (SipHash, and any hash added later, is not
+// restated: spec_hash_bit gives x for it, which must never meet an assert).
+var hashLemmaKinds = map[hash.Kind]bool{
+	hash.Parity: true, hash.ParityXor: true, hash.SingleMult: true, hash.DoubleMult: true,
+	hash.Mult0: true, hash.CRC32: true, hash.CRC16: true,
+}
+
+// proveHashLemma proves ibr_hash_lemma for configuration c's hash and link
+// encoding: a top module drives it from free inputs, and yosys-smtbmc with z3
+// checks its asserts at step 0 (there are no registers, so that covers every
+// input); false if some input breaks one.
+func proveHashLemma(ctx context.Context, dir string, srcs []string, c verilog.Config) (bool, error) {
+	top := filepath.Join(dir, "ibr_hash_lemma_top.sv")
+	src := fmt.Sprintf(`module ibr_hash_lemma_top (
+  input logic [31:0] id_i,
+  input logic [15:0] switch_i,
+  input logic [7:0]  port_i
+);
+  ibr_hash_lemma #(.HashKind(%s), .LinkEnc(%s)) u_lemma (.id_i, .switch_i, .port_i);
+endmodule
+`, verilog.HashEnum(c.Hash.Kind), verilog.LinkEnum(c.Link))
+	if err := os.WriteFile(top, []byte(src), 0o644); err != nil {
+		return false, err
+	}
+	model := filepath.Join(dir, "hash_lemma.smt2")
+	script := []string{
+		fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -I %s %s %s", dir, strings.Join(srcs, " "), top),
+		"prep -top ibr_hash_lemma_top", "flatten", "write_smt2 -wires " + model,
+	}
+	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
+		return false, fmt.Errorf("yosys -formal of ibr_hash_lemma: %w\n%s", err, tail(out, 30))
+	}
+	out, err := runTool(ctx, dir, "yosys-smtbmc", "-s", "z3", "-t", "1", model)
+	switch {
+	case Interrupted(err):
+		return false, err
+	case strings.Contains(out, "Status: PASSED"):
+		return true, nil
+	case strings.Contains(out, "Status: FAILED"):
+		return false, nil
+	}
+	return false, fmt.Errorf("yosys-smtbmc on ibr_hash_lemma: no status line (%v)\n%s", err, tail(out, 30))
 }
 
 // proveLemma proves the combinational module lemma of the library sources

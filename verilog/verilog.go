@@ -44,6 +44,10 @@ const WaiverFile = "ibr_stage.vlt"
 // the library's directory on its include path (-I, +incdir+).
 const DefsFile = "ibr_defs.svh"
 
+// SpecFile holds docs/spec.md section 3 as functions, for the formal checks
+// (included by ibr_hash_lemma.sv and ibr_switch_stage.sv under FORMAL).
+const SpecFile = "ibr_spec.svh"
+
 // FileList is the name of the file list (.f) that Files writes.
 const FileList = "ibr_stage.f"
 
@@ -53,8 +57,8 @@ var rtlFS embed.FS
 // libraryFiles are the library's files in compile order: the package, the
 // modules leaf first, then the include file and the waivers (not compiled).
 var libraryFiles = []string{
-	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_link_pre.sv", "ibr_hash.sv", "ibr_gen_ideal.sv",
-	"ibr_gen_lfsr_lut.sv", "ibr_gen_shiftreg.sv", "ibr_switch_stage.sv", DefsFile, WaiverFile,
+	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_link_pre.sv", "ibr_hash.sv", "ibr_hash_lemma.sv",
+	"ibr_gen_ideal.sv", "ibr_gen_lfsr_lut.sv", "ibr_gen_shiftreg.sv", "ibr_switch_stage.sv", DefsFile, SpecFile, WaiverFile,
 }
 
 func init() {

@@ -640,12 +640,11 @@ module ibr_switch_stage #(
   //   IBR_PROP_D  the telemetry update is Alg. 8 (alg8_ref) of the drawn value
   //   IBR_PROP_E  the stream neither drops, duplicates nor reorders words; the egress
   //               handshake holds its word while stalled
+  //   IBR_PROP_F  the hash bit is H(id, d) of the packet's id and the configured link
+  //   IBR_PROP_G  the congested bit is cong_i of the cycle the packet's sop word was taken
   // The stream monitors restate the packet layout from docs/spec.md on the ports
   // (BTH byte 4 at packet byte 12 or 52, the VCRC the frame's last two bytes),
   // independent of the datapath's own counters.
-  // The longest frame the environment sends, in 4-byte words (as PktLen counts).
-  localparam int FMaxPktLen = 18;
-
   logic f_past;
   initial f_past = 1'b0;
   always @(posedge clk_i) f_past <= 1'b1;
@@ -657,70 +656,70 @@ module ibr_switch_stage #(
   end
 
   // ---- Ingress: the handshake holds a word until it is taken, and frames
-  // are whole 4k+2-byte frames: a first word with sop, f_sop_pl/2+1 words for
-  // a frame of 4*f_sop_pl+2 bytes (f_frame_pl, the solver's choice at sop),
-  // the last with eop and its unused bytes in in_empty_i; LNH 2 and 3 frames
-  // long enough to hold their BTH. The LRH's PktLen field is free: it may
-  // describe the frame or lie (longer, shorter: a corrupt packet). cong_i is
-  // free on every cycle.
-  (* anyseq *) logic [10:0] f_frame_pl;
+  // are whole 4k+2-byte frames of every length up to the most PktLen can
+  // describe (2047 4-byte words, 1024 stream words): a first word with sop,
+  // the last with eop and 2 or 6 unused bytes (in_empty_i), so a frame whose
+  // eop word is word w holds 2w+1 (2 unused) or 2w (6 unused) 4-byte words
+  // and 2 bytes; LNH 2 and 3 frames long enough to hold their BTH. Every
+  // value is an input port, so a counterexample replays from its inputs alone.
+  // The LRH's PktLen field is free: it may describe the frame or lie (longer,
+  // shorter: a corrupt packet), and may exceed the longest legal packet.
+  // cong_i is free on every cycle.
   logic        f_in_fire, f_out_fire;
-  logic [10:0] f_in_word, f_in_nw, f_sop_nw;
-  logic [10:0] f_in_pl, f_sop_pl;
-  logic [1:0]  f_in_lnh, f_sop_lnh;
-  logic        f_in_plok, f_cur_plok;  // the LRH's PktLen describes the frame
-  assign f_in_fire = in_valid_i && in_ready_o;
+  logic [10:0] f_in_word;   // the index of the next word taken in its packet
+  logic [10:0] f_cur_fl;    // this word's frame length in 4-byte words, were it the last
+  logic [10:0] f_in_plen, f_cur_plen;  // the packet's LRH PktLen
+  logic [1:0]  f_in_lnh, f_cur_lnh;
+  logic [15:0] f_in_slid, f_cur_slid;  // its SLID (LRH bytes 6-7)
+  logic        f_cur_plok;  // at the last word: PktLen describes the frame, a legal length
+  assign f_in_fire  = in_valid_i && in_ready_o;
   assign f_out_fire = out_valid_o && out_ready_i;
-  assign f_sop_pl  = f_frame_pl;
-  assign f_sop_lnh = in_data_i[49:48];
-  assign f_sop_nw  = {1'b0, f_sop_pl[10:1]} + 11'd1;
-  assign f_cur_plok = in_sop_i ? in_data_i[26:16] == f_sop_pl : f_in_plok;
+  assign f_cur_fl   = {f_in_word[9:0], in_empty_i == 3'd2};
+  assign f_cur_plen = in_sop_i ? in_data_i[26:16] : f_in_plen;
+  assign f_cur_lnh  = in_sop_i ? in_data_i[49:48] : f_in_lnh;
+  assign f_cur_slid = in_sop_i ? in_data_i[15:0] : f_in_slid;
+  assign f_cur_plok = f_cur_plen == f_cur_fl && f_cur_fl <= 11'(ibr_pkg::MaxLegalPktLen);
   always @(posedge clk_i) begin
     if (f_past && $past(rst_ni) && $past(in_valid_i && !in_ready_o)) begin
       assume (in_valid_i && $stable(in_data_i) && $stable(in_sop_i) && $stable(in_eop_i) &&
-              $stable(in_empty_i) && $stable(f_frame_pl));
+              $stable(in_empty_i));
     end
   end
   always @(*) begin
     if (in_valid_i) begin
       assume (in_sop_i == (f_in_word == 11'd0));
-      if (in_sop_i) begin
-        assume (f_sop_pl <= 11'(FMaxPktLen));
-        assume (f_sop_lnh[1] ? f_sop_pl >= (f_sop_lnh[0] ? 11'd16 : 11'd6) : f_sop_pl >= 11'd2);
-        assume (in_eop_i == (f_sop_nw == 11'd1));
-        if (in_eop_i) assume (in_empty_i == 3'(8 * f_sop_nw - (4 * f_sop_pl + 2)));
+      if (in_eop_i) begin
+        assume (in_empty_i == 3'd2 || in_empty_i == 3'd6);
+        assume (f_cur_lnh[1] ? f_cur_fl >= (f_cur_lnh[0] ? 11'd16 : 11'd6) : f_cur_fl >= 11'd2);
       end else begin
-        assume (in_eop_i == (f_in_word == f_in_nw - 11'd1));
-        if (in_eop_i) assume (in_empty_i == 3'(8 * f_in_nw - (4 * f_in_pl + 2)));
+        assume (f_in_word < 11'd1023);
       end
     end
   end
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       f_in_word <= '0;
-      f_in_nw   <= '0;
-      f_in_pl   <= '0;
+      f_in_plen <= '0;
       f_in_lnh  <= '0;
-      f_in_plok <= 1'b0;
+      f_in_slid <= '0;
     end else if (f_in_fire) begin
       f_in_word <= in_eop_i ? 11'd0 : f_in_word + 11'd1;
-      if (in_sop_i) begin
-        f_in_nw   <= f_sop_nw;
-        f_in_pl   <= f_sop_pl;
-        f_in_lnh  <= f_sop_lnh;
-        f_in_plok <= f_cur_plok;
-      end
+      f_in_plen <= f_cur_plen;
+      f_in_lnh  <= f_cur_lnh;
+      f_in_slid <= f_cur_slid;
     end
   end
 
-  // The current word's packet header, and where its telemetry byte and VCRC are.
-  logic [10:0] f_cur_pl;
-  logic [1:0]  f_cur_lnh;
-  logic        f_is_tel, f_is_vcrc;
-  assign f_cur_pl  = in_sop_i ? f_sop_pl : f_in_pl;
-  assign f_cur_lnh = in_sop_i ? f_sop_lnh : f_in_lnh;
-  assign f_is_tel  = f_cur_lnh[1] && f_in_word == (f_cur_lnh[0] ? 11'd6 : 11'd1);  // byte 52 or 12
-  assign f_is_vcrc = f_in_word == {1'b0, f_cur_pl[10:1]};  // the frame's end
+  // The current word's place in its packet: BTH byte 4 (packet byte 12 or
+  // 52), the PSN (BTH bytes 9-11, the next word), the VCRC (the frame's last
+  // two bytes: lanes 4-5 of the eop word with 2 unused bytes, else 0-1).
+  logic [10:0] f_tel_word;
+  logic        f_is_tel, f_is_psn, f_is_vcrc, f_vcrc_lane4;
+  assign f_tel_word   = f_cur_lnh[0] ? 11'd6 : 11'd1;
+  assign f_is_tel     = f_cur_lnh[1] && f_in_word == f_tel_word;
+  assign f_is_psn     = f_cur_lnh[1] && f_in_word == f_tel_word + 11'd1;
+  assign f_is_vcrc    = in_eop_i;
+  assign f_vcrc_lane4 = in_empty_i == 3'd2;
 
   // Words counted on both sides.
   logic [7:0] f_in_cnt, f_out_cnt;
@@ -763,7 +762,7 @@ module ibr_switch_stage #(
       f_empty <= in_empty_i;
       f_tel   <= f_is_tel;
       f_vcrc  <= f_is_vcrc;
-      f_lane4 <= f_cur_pl[0];
+      f_lane4 <= f_vcrc_lane4;
     end
   end
   logic f_k_out;  // the k-th output word leaves now
@@ -829,9 +828,9 @@ module ibr_switch_stage #(
   assign f_in_base = in_sop_i ? 16'hffff : f_in_crc;
   ibr_crc16_bytes #(.NBytes(4)) f_u_in_hi (.crc_i(f_in_base), .data_i(in_data_i[63:32]), .crc_o(f_in_c4));
   ibr_crc16_bytes #(.NBytes(4)) f_u_in_lo (.crc_i(f_in_c4), .data_i(in_data_i[31:0]), .crc_o(f_in_c8));
-  assign f_in_next = !f_is_vcrc ? f_in_c8 : f_cur_pl[0] ? f_in_c4 : f_in_base;
+  assign f_in_next = !f_is_vcrc ? f_in_c8 : f_vcrc_lane4 ? f_in_c4 : f_in_base;
   // A VCRC, least-significant byte first, at lane 0 or 4.
-  assign f_in_vcrc = f_cur_pl[0] ? {in_data_i[23:16], in_data_i[31:24]} : {in_data_i[55:48], in_data_i[63:56]};
+  assign f_in_vcrc = f_vcrc_lane4 ? {in_data_i[23:16], in_data_i[31:24]} : {in_data_i[55:48], in_data_i[63:56]};
 
   assign f_out_is_vcrc = out_eop_o;
   assign f_out_lane4   = out_empty_o == 3'd2;
@@ -944,6 +943,194 @@ module ibr_switch_stage #(
     cover (f_past && rst_ni && f_k_out && f_eop && f_k > 8'd6);
     cover (f_past && rst_ni && out_valid_o && !out_ready_i && !in_ready_o);
   end
+`endif
+`ifdef IBR_PROP_F
+`define IBR_FORMAL_INGRESS
+`endif
+`ifdef IBR_PROP_G
+`define IBR_FORMAL_INGRESS
+`endif
+`ifdef IBR_FORMAL_INGRESS
+  // The ingress account (f) and (g) share: the last word taken and the
+  // current packet's DestQP as the ports carried them, with strengthening
+  // invariants (below) that make both provable by k-induction for every length.
+  //
+  // (f) The hash bit is a function of this packet's id and the configured
+  // link: whenever the stage takes its hash bit (the PSN word entering slot
+  // 0), the word is the packet's PSN word and the hash's inputs are the id
+  // docs/spec.md section 3 makes of it (spec_packet_id of the PSN, the
+  // SLID and the DestQP the ports carried), and the d and K of the link the
+  // ports configured (spec_link_d, spec_form_k); and a telemetry
+  // word whose hop the reservoir takes leaves with that bit. With the lemma
+  // ibr_hash_lemma (ibr_hash of those inputs is H(id, d) of the spec, proved
+  // first for every input), the hop bit written is H(id, d). The hash is not
+  // cut. The subnet manager configures the port between packets, with no word
+  // waiting in the skid buffer (the RTL's header: the configuration a packet
+  // sees is the one current when its PSN word enters slot 0).
+  `include "ibr_spec.svh"
+  logic [31:0] f_d_exp;  // d of the link the ports configured
+  logic [23:0] f_in_destqp;  // the current packet's DestQP (BTH bytes 5-7)
+  logic [63:0] f_last_data;  // the last word taken, and its place
+  logic        f_last_sop, f_last_eop, f_last_psn;
+  logic [10:0] f_last_word;
+`ifdef IBR_PROP_F
+  always @(*) begin
+    if (cfg_we_i) assume (f_in_word == 11'd0 && in_ready_o);
+  end
+`endif
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_d_exp     <= '0;
+      f_in_destqp <= '0;
+      f_last_data <= '0;
+      f_last_sop  <= 1'b0;
+      f_last_eop  <= 1'b1;  // as if a packet had just ended
+      f_last_psn  <= 1'b0;
+      f_last_word <= '0;
+    end else begin
+      if (cfg_we_i) begin
+        f_d_exp <= spec_link_d(LinkEnc, cfg_switch_i, cfg_port_i);
+      end
+      if (f_in_fire) begin
+        if (f_is_tel) f_in_destqp <= in_data_i[23:0];
+        f_last_data <= in_data_i;
+        f_last_sop  <= in_sop_i;
+        f_last_eop  <= in_eop_i;
+        f_last_psn  <= f_is_psn;
+        f_last_word <= f_in_word;
+      end
+    end
+  end
+  // The word entering slot 0: the one taken now if one is (the skid buffer is
+  // then empty), else the last one taken (waiting in the skid buffer).
+  logic [63:0] f_h_data;
+  logic        f_h_psn;
+  logic [31:0] f_id_exp;
+  assign f_h_data = f_in_fire ? in_data_i : f_last_data;
+  assign f_h_psn  = f_in_fire ? f_is_psn : f_last_psn;
+  assign f_id_exp = spec_packet_id(IdOpt, f_h_data[55:32], f_in_slid, f_in_destqp);
+`ifdef IBR_PROP_F
+  always @(*) begin
+    if (f_past && rst_ni) begin
+      assert (d_q == f_d_exp);
+      if (iw_fire && is_psn_in) begin
+        assert (f_h_psn);
+        assert (id == f_id_exp);
+      end
+      if (tel_done && replace) assert (out_data_o[24 + FieldW + 1] == hash_q);
+    end
+  end
+`endif
+  // Strengthening invariants for the induction (ReadySkid): the stage's word
+  // counter, header registers and skid buffer agree with the ports' account,
+  // for every packet length (the counter is 11 bits; frames reach 1024 words).
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_f_inv
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        assert (f_in_word < 11'd1024 && f_last_word < 11'd1024);
+        assert (f_last_eop ? f_in_word == 11'd0 : f_in_word == f_last_word + 11'd1);
+        assert (!f_last_sop || f_last_word == 11'd0);
+        assert (f_last_psn == (f_in_lnh[1] && f_last_word == (f_in_lnh[0] ? 11'd7 : 11'd2)));
+        if (f_last_eop && f_in_lnh[1]) assert (f_last_word >= (f_in_lnh[0] ? 11'd8 : 11'd3));
+        if (f_last_sop) begin
+          assert (f_in_lnh == f_last_data[49:48] && f_in_slid == f_last_data[15:0] &&
+                  f_in_plen == f_last_data[26:16]);
+        end
+        if (f_in_lnh[1] && f_last_word == (f_in_lnh[0] ? 11'd6 : 11'd1)) assert (f_in_destqp == f_last_data[23:0]);
+        if (gen_skid.skid_v_q) begin
+          assert (gen_skid.skid_data_q == f_last_data && gen_skid.skid_sop_q == f_last_sop &&
+                  gen_skid.skid_eop_q == f_last_eop);
+          assert (wcnt_q == f_last_word);
+        end else begin
+          assert (wcnt_q == f_in_word);
+        end
+        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) begin
+          assert (lnh_q == f_in_lnh && slid_q == f_in_slid && pktlen_q == f_in_plen);
+          if (f_in_lnh[1] && wcnt_q > (f_in_lnh[0] ? 11'd6 : 11'd1)) assert (destqp_q == f_in_destqp);
+        end
+        for (int i = 0; i < PipeDepth; i++) assert (!(v_q[i] && tel_q[i] && vcrc_q[i]));
+      end
+    end
+  end
+`ifdef IBR_PROP_F
+  always @(*) begin
+    cover (f_past && rst_ni && iw_fire && is_psn_in && f_d_exp != 32'd0 && id != 32'd0);
+    cover (f_past && rst_ni && tel_done && replace && f_d_exp != 32'd0);
+  end
+`endif
+`ifdef IBR_PROP_G
+  // (g) The congested bit written is cong_i of the cycle this packet's sop
+  // word was taken: a telemetry word whose hop the reservoir takes leaves
+  // with the congested bit the ports' account gives its packet (f_pkt_cong,
+  // captured at the sop word's handshake; cong_i is free on every other
+  // cycle). Its invariants: the skid buffer's and the slot-0 packet's
+  // congested bits are the ports', at most one valid slot holds a telemetry
+  // word, the stage has one pending exactly then, and the words taken after
+  // it are those behind it (so no later packet's telemetry word can arrive
+  // while it waits: three words always separate two telemetry words).
+  logic        f_tel_cong, f_tel_in_pkt;
+  logic [10:0] f_since_tel;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_tel_cong   <= 1'b0;
+      f_tel_in_pkt <= 1'b0;
+      f_since_tel  <= 11'h7ff;
+    end else if (f_in_fire) begin
+      if (f_is_tel) begin
+        f_tel_cong   <= f_pkt_cong;
+        f_tel_in_pkt <= 1'b1;
+        f_since_tel  <= '0;
+      end else begin
+        if (in_sop_i) f_tel_in_pkt <= 1'b0;
+        if (f_since_tel != 11'h7ff) f_since_tel <= f_since_tel + 11'd1;
+      end
+    end
+  end
+  always @(*) begin
+    if (f_past && rst_ni) begin
+      if (tel_done && replace) assert (out_data_o[24 + FieldW] == f_tel_cong);
+    end
+  end
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_inv
+    logic [3:0] f_behind;  // words taken after the pending telemetry word
+    logic       f_tel_slot;
+    always @(*) begin
+      f_behind   = {3'd0, gen_skid.skid_v_q};
+      f_tel_slot = 1'b0;
+      for (int i = 0; i < PipeDepth; i++) begin
+        if (v_q[i] && tel_q[i]) f_tel_slot = 1'b1;
+      end
+      for (int i = PipeDepth - 1; i >= 0; i--) begin
+        if (v_q[i] && tel_q[i]) f_behind = {3'd0, gen_skid.skid_v_q};
+        else if (v_q[i]) f_behind = f_behind + 4'd1;
+      end
+    end
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
+        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) assert (sop_cong_q == f_pkt_cong);
+        assert (f_tel_in_pkt == (f_in_lnh[1] && f_last_word >= (f_in_lnh[0] ? 11'd6 : 11'd1)));
+        if (f_tel_in_pkt) begin
+          assert (f_since_tel == f_last_word - (f_in_lnh[0] ? 11'd6 : 11'd1) && f_in_lnh[1]);
+          assert (f_tel_cong == f_pkt_cong);
+        end else begin
+          assert (f_since_tel >= f_last_word + 11'd2);
+        end
+        assert (tel_seen_q == f_tel_slot);
+        assert ($countones(v_q & tel_q) <= 1);
+        if (tel_seen_q) begin
+          assert (dec_cong_q == f_tel_cong);
+          assert (11'(f_behind) == f_since_tel);
+        end
+      end
+    end
+  end
+  always @(*) begin
+    cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
+    cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
+  end
+`endif
+`undef IBR_FORMAL_INGRESS
 `endif
 `endif  // FORMAL
 endmodule
