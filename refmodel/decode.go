@@ -92,12 +92,14 @@ type Tally struct {
 	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
 	noForm   bool           // a hash with neither a Form nor the SipHash kernel: every packet by addReference
 	path     *kernel.Path   // the kernels' path; nil for kernel.Default
+	plan     *kernel.Plan   // D laid out for the step kernels (a hash without d*d); nil otherwise
+	both     []int64        // the charges of a batchBoth flush, for Counts and Congested
 	sum1     int64          // batch weights not yet added to every link
 	sum2     int64
 
 	// Records waiting for the kernels (refmodel/internal/kernel), by the
 	// outputs they charge: batchHops, Counts; batchBoth, Counts and
-	// Congested; batchCongs, Congested.
+	// Congested (the same weight: w2 = w1); batchCongs, Congested.
 	batch [3]recBatch
 }
 
@@ -154,8 +156,12 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 		}
 	}
 	t.sip = sipKeyOf(m.cfg.Hash)
-	if _, ok := m.cfg.Hash.FormD(1); !ok && t.sip == nil {
+	_, ok := m.cfg.Hash.FormD(1)
+	if !ok && t.sip == nil {
 		t.noForm = true // no kernel takes it: a zero Form would decode every bit as 0
+	}
+	if ok && !t.quad {
+		t.plan = kernel.NewPlan(ds)
 	}
 	return t, nil
 }
@@ -351,21 +357,39 @@ func (t *Tally) flushBatch(q *recBatch) {
 		return
 	}
 	recs := q.recs[:q.n]
-	out1, out2 := t.counts, t.congested
+	out := t.counts
 	switch q {
-	case &t.batch[batchHops]:
-		out2 = nil
+	case &t.batch[batchBoth]:
+		// Its records charge Counts and Congested the same weight (w2 =
+		// w1): the kernels' one-output form (the cheaper) into both, once.
+		if len(t.both) != len(t.D) {
+			t.both = make([]int64, len(t.D))
+		}
+		out = t.both
+		clear(out)
 	case &t.batch[batchCongs]:
-		out1, out2 = t.congested, nil
+		out = t.congested
 	}
 	p := t.path
 	if p == nil {
 		p = kernel.Default
 	}
-	if t.sip != nil {
-		p.Sip(*t.sip, t.D, recs, out1, out2, false)
-	} else {
-		p.Parity(t.D, recs, out1, out2, t.quad, t.mask)
+	switch {
+	case t.sip != nil:
+		p.Sip(*t.sip, t.D, recs, out, nil, false)
+	case t.plan != nil:
+		if !slices.Equal(t.plan.Links(), t.D) {
+			t.plan = kernel.NewPlan(t.D) // D changed since the plan was made
+		}
+		p.ParityPlan(t.plan, recs, out, nil, t.mask)
+	default:
+		p.Parity(t.D, recs, out, nil, t.quad, t.mask)
+	}
+	if q == &t.batch[batchBoth] {
+		for j, v := range out {
+			t.counts[j] += v
+			t.congested[j] += v
+		}
 	}
 	q.n = 0
 }

@@ -107,19 +107,22 @@ type Path struct {
 	name   string
 	parity func(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32)
 	sip    func(key *SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool)
+	// step is the path's step kernel (plan.go), nil for none: ParityPlan
+	// then runs parity on the plan's links.
+	step func(pl *Plan, recs []uint32, out1, out2 []int64, mask uint32)
 }
 
 // Reference is the plain-Go statement of the contracts (parityGeneric,
 // sipGeneric), the oracle every other path is tested against.
 var Reference = &Path{cpu.KernelReference, parityGeneric, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
 	sipGeneric(*k, ds, recs, o1, o2, swap)
-}}
+}, nil}
 
 // Portable is plain Go written for speed (parityPortable, sipPortable), the
 // path of every CPU without a vector one.
 var Portable = &Path{cpu.KernelPortable, parityPortable, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
 	sipPortable(*k, ds, recs, o1, o2, swap)
-}}
+}, nil}
 
 // Default is the path internal/cpu chose for this process: the widest the
 // CPU has, or the one IBRESERVOIR_KERNEL forces.
@@ -240,11 +243,12 @@ func checkRecs(ds []uint32, recs []uint32, out1, out2 []int64, quad bool) {
 	}
 }
 
+// abs32 is |int32(w)|, without a branch (the weights' signs follow the
+// packets' bits: a branch would be mispredicted half the time).
 func abs32(w uint32) int64 {
-	if v := int64(int32(w)); v < 0 {
-		return -v
-	}
-	return int64(w)
+	v := int64(int32(w))
+	m := v >> 63
+	return v ^ m - m
 }
 
 func parityGeneric(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {

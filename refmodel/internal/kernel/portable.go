@@ -220,3 +220,4 @@ func sip24(v *[4]uint64, m uint64) uint64 {
 	round()
 	return v0 ^ v1 ^ v2 ^ v3
 }
+
