@@ -5035,7 +5035,8 @@ s2g1rec:
 	VPBROADCASTD 8(DX), Y3
 	VPMULLD      32(AX), Y5, Y2
 	VPMULLD      (AX), Y5, Y1
-	VBLENDVPS    Y1, Y3, Y4, Y5
+	VPSRAD       $0x1f, Y1, Y5
+	VPAND        Y3, Y5, Y5
 	VPADDD       Y5, Y0, Y0
 	ADDQ         $0x10, DX
 	JMP          s2g1rec
@@ -5064,10 +5065,12 @@ s2g2rec:
 	VPBROADCASTD 8(DX), Y4
 	VPMULLD      32(AX), Y6, Y3
 	VPMULLD      (AX), Y6, Y2
-	VBLENDVPS    Y2, Y4, Y5, Y6
+	VPSRAD       $0x1f, Y2, Y6
+	VPAND        Y4, Y6, Y6
 	VPADDD       Y6, Y0, Y0
 	VPADDD       Y3, Y2, Y2
-	VBLENDVPS    Y2, Y4, Y5, Y6
+	VPSRAD       $0x1f, Y2, Y6
+	VPAND        Y4, Y6, Y6
 	VPADDD       Y6, Y1, Y1
 	ADDQ         $0x10, DX
 	JMP          s2g2rec
@@ -5098,13 +5101,16 @@ s2g3rec:
 	VPBROADCASTD 8(DX), Y5
 	VPMULLD      32(AX), Y7, Y4
 	VPMULLD      (AX), Y7, Y3
-	VBLENDVPS    Y3, Y5, Y6, Y7
+	VPSRAD       $0x1f, Y3, Y7
+	VPAND        Y5, Y7, Y7
 	VPADDD       Y7, Y0, Y0
 	VPADDD       Y4, Y3, Y3
-	VBLENDVPS    Y3, Y5, Y6, Y7
+	VPSRAD       $0x1f, Y3, Y7
+	VPAND        Y5, Y7, Y7
 	VPADDD       Y7, Y1, Y1
 	VPADDD       Y4, Y3, Y3
-	VBLENDVPS    Y3, Y5, Y6, Y7
+	VPSRAD       $0x1f, Y3, Y7
+	VPAND        Y5, Y7, Y7
 	VPADDD       Y7, Y2, Y2
 	ADDQ         $0x10, DX
 	JMP          s2g3rec
@@ -5137,16 +5143,20 @@ s2g4rec:
 	VPBROADCASTD 8(DX), Y6
 	VPMULLD      32(AX), Y8, Y5
 	VPMULLD      (AX), Y8, Y4
-	VBLENDVPS    Y4, Y6, Y7, Y8
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
 	VPADDD       Y8, Y0, Y0
 	VPADDD       Y5, Y4, Y4
-	VBLENDVPS    Y4, Y6, Y7, Y8
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
 	VPADDD       Y8, Y1, Y1
 	VPADDD       Y5, Y4, Y4
-	VBLENDVPS    Y4, Y6, Y7, Y8
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
 	VPADDD       Y8, Y2, Y2
 	VPADDD       Y5, Y4, Y4
-	VBLENDVPS    Y4, Y6, Y7, Y8
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
 	VPADDD       Y8, Y3, Y3
 	ADDQ         $0x10, DX
 	JMP          s2g4rec
@@ -5181,19 +5191,24 @@ s2g5rec:
 	VPBROADCASTD 8(DX), Y7
 	VPMULLD      32(AX), Y9, Y6
 	VPMULLD      (AX), Y9, Y5
-	VBLENDVPS    Y5, Y7, Y8, Y9
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
 	VPADDD       Y9, Y0, Y0
 	VPADDD       Y6, Y5, Y5
-	VBLENDVPS    Y5, Y7, Y8, Y9
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
 	VPADDD       Y9, Y1, Y1
 	VPADDD       Y6, Y5, Y5
-	VBLENDVPS    Y5, Y7, Y8, Y9
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
 	VPADDD       Y9, Y2, Y2
 	VPADDD       Y6, Y5, Y5
-	VBLENDVPS    Y5, Y7, Y8, Y9
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
 	VPADDD       Y9, Y3, Y3
 	VPADDD       Y6, Y5, Y5
-	VBLENDVPS    Y5, Y7, Y8, Y9
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
 	VPADDD       Y9, Y4, Y4
 	ADDQ         $0x10, DX
 	JMP          s2g5rec
@@ -5230,22 +5245,28 @@ s2g6rec:
 	VPBROADCASTD 8(DX), Y8
 	VPMULLD      32(AX), Y10, Y7
 	VPMULLD      (AX), Y10, Y6
-	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
 	VPADDD       Y10, Y0, Y0
 	VPADDD       Y7, Y6, Y6
-	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
 	VPADDD       Y10, Y1, Y1
 	VPADDD       Y7, Y6, Y6
-	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
 	VPADDD       Y10, Y2, Y2
 	VPADDD       Y7, Y6, Y6
-	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
 	VPADDD       Y10, Y3, Y3
 	VPADDD       Y7, Y6, Y6
-	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
 	VPADDD       Y10, Y4, Y4
 	VPADDD       Y7, Y6, Y6
-	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
 	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, DX
 	JMP          s2g6rec
@@ -5284,25 +5305,32 @@ s2g7rec:
 	VPBROADCASTD 8(DX), Y9
 	VPMULLD      32(AX), Y11, Y8
 	VPMULLD      (AX), Y11, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y0, Y0
 	VPADDD       Y8, Y7, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y1, Y1
 	VPADDD       Y8, Y7, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y2, Y2
 	VPADDD       Y8, Y7, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y3, Y3
 	VPADDD       Y8, Y7, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y4, Y4
 	VPADDD       Y8, Y7, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y5, Y5
 	VPADDD       Y8, Y7, Y7
-	VBLENDVPS    Y7, Y9, Y10, Y11
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
 	VPADDD       Y11, Y6, Y6
 	ADDQ         $0x10, DX
 	JMP          s2g7rec
@@ -5343,28 +5371,36 @@ s2g8rec:
 	VPBROADCASTD 8(DX), Y10
 	VPMULLD      32(AX), Y12, Y9
 	VPMULLD      (AX), Y12, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y0, Y0
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y1, Y1
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y2, Y2
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y3, Y3
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y4, Y4
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y5, Y5
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y6, Y6
 	VPADDD       Y9, Y8, Y8
-	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
 	VPADDD       Y12, Y7, Y7
 	ADDQ         $0x10, DX
 	JMP          s2g8rec
@@ -5407,31 +5443,40 @@ s2g9rec:
 	VPBROADCASTD 8(DX), Y11
 	VPMULLD      32(AX), Y13, Y10
 	VPMULLD      (AX), Y13, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y0, Y0
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y1, Y1
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y2, Y2
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y3, Y3
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y4, Y4
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y5, Y5
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y6, Y6
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y7, Y7
 	VPADDD       Y10, Y9, Y9
-	VBLENDVPS    Y9, Y11, Y12, Y13
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
 	VPADDD       Y13, Y8, Y8
 	ADDQ         $0x10, DX
 	JMP          s2g9rec
@@ -5476,34 +5521,44 @@ s2g10rec:
 	VPBROADCASTD 8(DX), Y12
 	VPMULLD      32(AX), Y14, Y11
 	VPMULLD      (AX), Y14, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y0, Y0
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y1, Y1
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y2, Y2
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y3, Y3
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y4, Y4
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y5, Y5
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y6, Y6
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y7, Y7
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y8, Y8
 	VPADDD       Y11, Y10, Y10
-	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
 	VPADDD       Y14, Y9, Y9
 	ADDQ         $0x10, DX
 	JMP          s2g10rec
@@ -5550,37 +5605,48 @@ s2g11rec:
 	VPBROADCASTD 8(DX), Y13
 	VPMULLD      32(AX), Y15, Y12
 	VPMULLD      (AX), Y15, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y0, Y0
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y1, Y1
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y2, Y2
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y3, Y3
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y4, Y4
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y5, Y5
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y6, Y6
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y7, Y7
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y8, Y8
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y9, Y9
 	VPADDD       Y12, Y11, Y11
-	VBLENDVPS    Y11, Y13, Y14, Y15
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
 	VPADDD       Y15, Y10, Y10
 	ADDQ         $0x10, DX
 	JMP          s2g11rec
