@@ -33,18 +33,18 @@ const (
 var (
 	icrcTable   = crc32.MakeTable(icrcPolyReflected)
 	vcrcTable   = makeCRC16Table(vcrcPolyReflected)
-	vcrcSlicing = makeSlicing8Table(vcrcTable)
+	vcrcSlicing = makeSlicingTable(vcrcTable)
 )
 
-// makeSlicing8Table extends the byte table t to the eight tables of
-// slicing-by-8: s[k][b] is the register after byte b is followed by k zero
-// bytes, so eight bytes can be folded in with eight independent lookups.
-func makeSlicing8Table(t *[256]uint16) *[8][256]uint16 {
-	var s [8][256]uint16
+// makeSlicingTable extends the byte table t to the sixteen tables of
+// slicing-by-16: s[k][b] is the register after byte b is followed by k zero
+// bytes, so sixteen bytes can be folded in with sixteen independent lookups.
+func makeSlicingTable(t *[256]uint16) *[16][256]uint16 {
+	var s [16][256]uint16
 	s[0] = *t
 	for b := range 256 {
 		c := t[b]
-		for k := 1; k < 8; k++ {
+		for k := 1; k < 16; k++ {
 			c = c>>8 ^ t[byte(c)]
 			s[k][b] = c
 		}
@@ -85,18 +85,21 @@ func simpleUpdateCRC16(crc uint16, b []byte) uint16 {
 	return crc
 }
 
-// slicingUpdateCRC16 is simpleUpdateCRC16 eight bytes at a time (slicing-by-8,
-// as hash/crc32's slicingUpdate): the 16-bit register is XORed into the first
-// two of the next eight bytes, and the register after them is the XOR of each
-// byte's contribution followed by the bytes after it, s[7-i][byte i]. The
-// dependent chain is one step per eight bytes instead of one per byte, which
-// makes RecomputeVCRC, run on every switch hop, several times faster.
+// slicingUpdateCRC16 is simpleUpdateCRC16 sixteen bytes at a time
+// (slicing-by-16, as hash/crc32's slicingUpdate does eight): the 16-bit
+// register is XORed into the first two of the next sixteen bytes, and the
+// register after them is the XOR of each byte's contribution followed by
+// the bytes after it, s[15-i][byte i]. The dependent chain is one step per
+// sixteen bytes instead of one per byte, which makes the VCRC check of
+// every switch stage (refmodel.Model.Stage) several times faster.
 func slicingUpdateCRC16(crc uint16, b []byte) uint16 {
 	t := vcrcSlicing
-	for len(b) >= 8 {
-		crc = t[7][b[0]^byte(crc)] ^ t[6][b[1]^byte(crc>>8)] ^ t[5][b[2]] ^ t[4][b[3]] ^
-			t[3][b[4]] ^ t[2][b[5]] ^ t[1][b[6]] ^ t[0][b[7]]
-		b = b[8:]
+	for len(b) >= 16 {
+		crc = t[15][b[0]^byte(crc)] ^ t[14][b[1]^byte(crc>>8)] ^ t[13][b[2]] ^ t[12][b[3]] ^
+			t[11][b[4]] ^ t[10][b[5]] ^ t[9][b[6]] ^ t[8][b[7]] ^
+			t[7][b[8]] ^ t[6][b[9]] ^ t[5][b[10]] ^ t[4][b[11]] ^
+			t[3][b[12]] ^ t[2][b[13]] ^ t[1][b[14]] ^ t[0][b[15]]
+		b = b[16:]
 	}
 	return simpleUpdateCRC16(crc, b)
 }

@@ -24,8 +24,8 @@ func TestCRCKnownAnswers(t *testing.T) {
 	}
 }
 
-// TestCRCImplementations holds the table-driven and slicing-by-8 forms to the
-// bit-serial definitions on random inputs whose lengths straddle the 8-byte
+// TestCRCImplementations holds the table-driven and slicing-by-16 forms to the
+// bit-serial definitions on random inputs whose lengths straddle the 16-byte
 // stride, at every alignment, so that no tail or offset path goes unchecked.
 func TestCRCImplementations(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
@@ -33,7 +33,7 @@ func TestCRCImplementations(t *testing.T) {
 	for i := range buf {
 		buf[i] = byte(r.Uint32())
 	}
-	lengths := []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 63, 64, 65, 290, 4096, 4100}
+	lengths := []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 290, 4096, 4100}
 	for range 200 {
 		lengths = append(lengths, r.IntN(300))
 	}
@@ -45,7 +45,7 @@ func TestCRCImplementations(t *testing.T) {
 				t.Fatalf("len %d off %d: simple %#04x, bitwise %#04x", n, off, got, want16)
 			}
 			if got := CRC16(b); got != want16 {
-				t.Fatalf("len %d off %d: slicing-by-8 %#04x, bitwise %#04x", n, off, got, want16)
+				t.Fatalf("len %d off %d: slicing-by-16 %#04x, bitwise %#04x", n, off, got, want16)
 			}
 			if got, want := CRC32(b), crc32Bitwise(b); got != want {
 				t.Fatalf("len %d off %d: CRC32 %#08x, bitwise %#08x", n, off, got, want)

@@ -78,3 +78,19 @@ func TestPatchVCRC(t *testing.T) {
 		t.Error("negative offset accepted")
 	}
 }
+
+// TestAdvanceVCRC holds advanceVCRC (PatchVCRC's table-driven advance
+// through zero bytes) to its definition, mulMod16 by x^(8z), for every
+// distance z a packet has and random registers (0 and all ones among
+// them).
+func TestAdvanceVCRC(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for z := range maxPacketBytes + 1 {
+		for i := range 4 {
+			reg := []uint16{0, 0xFFFF, uint16(r.Uint32()), 1 << (z % 16)}[i]
+			if got, want := advanceVCRC(reg, z), mulMod16(reg, vcrcZeroPow[z]); got != want {
+				t.Fatalf("z=%d, register %#04x: advanceVCRC %#04x, mulMod16 %#04x", z, reg, got, want)
+			}
+		}
+	}
+}
