@@ -99,8 +99,12 @@ type Tally struct {
 
 	// Records waiting for the kernels (refmodel/internal/kernel), by the
 	// outputs they charge: batchHops, Counts; batchBoth, Counts and
-	// Congested (the same weight: w2 = w1); batchCongs, Congested.
+	// Congested (the same weight: w2 = w1); batchCongs, Congested. Those
+	// of a hash without d*d and a weight of at most maxUniWeight wait in
+	// uni instead, by output class and signed weight (index sw +
+	// maxUniWeight), for the count kernels.
 	batch [3]recBatch
+	uni   [3][2*maxUniWeight + 1]*uniBatch
 }
 
 // The record batches, by the outputs their records charge.
@@ -245,24 +249,107 @@ func (t *Tally) add(sp *Sample) {
 		sw := signOf(f.C^uint32(s.HopBit)) * w
 		t.sum1 += sw
 		t.sum2 += sw * c
-		if q := &t.batch[c]; q.add(b, a, sw, sw*c) {
+		if t.plan != nil && w <= maxUniWeight {
+			t.addUni(int(c), sw, b)
+		} else if q := &t.batch[c]; q.add(b, a, sw, sw*c) {
 			t.flushBatch(q)
 		}
 	case header.TwoReservoir:
 		if w > 0 {
 			sw := signOf(f.C^uint32(s.HopBit)) * w
 			t.sum1 += sw
-			if q := &t.batch[batchHops]; q.add(b, a, sw, 0) {
+			if t.plan != nil && w <= maxUniWeight {
+				t.addUni(batchHops, sw, b)
+			} else if q := &t.batch[batchHops]; q.add(b, a, sw, 0) {
 				t.flushBatch(q)
 			}
 		}
 		if cw := int64(s.CongCount); cw > 0 {
 			sw := signOf(f.C^uint32(s.CongBit)) * cw
 			t.sum2 += sw
-			if q := &t.batch[batchCongs]; q.add(b, a, sw, 0) {
+			if t.plan != nil && cw <= maxUniWeight {
+				t.addUni(batchCongs, sw, b)
+			} else if q := &t.batch[batchCongs]; q.add(b, a, sw, 0) {
 				t.flushBatch(q)
 			}
 		}
+	}
+}
+
+// maxUniWeight is the largest weight (hop or congested count) whose
+// records wait in batches of their own weight, one per output class and
+// signed weight sw (Tally.uni): a path of up to 16 hops. A batch of one
+// weight takes the count kernels (kernel.Path.CountPlan), which count the
+// matching records per link and multiply once, cheaper than the parity
+// kernels' weight per record.
+const maxUniWeight = 16
+
+// A uniBatch is the B of records of one output class and one signed weight
+// sw (each charging -2*sw where its parity is 1), for one call of the count
+// kernels.
+type uniBatch struct {
+	n  int
+	bs [batchSize]uint32
+}
+
+// addUni queues B for the count kernels in the batch of output class c and
+// signed weight sw (|sw| <= maxUniWeight; the caller has added sw to the
+// batch's constant part).
+func (t *Tally) addUni(c int, sw int64, b uint32) {
+	q := t.uni[c][sw+maxUniWeight]
+	if q == nil {
+		q = new(uniBatch)
+		t.uni[c][sw+maxUniWeight] = q
+	}
+	q.bs[q.n] = b
+	q.n++
+	if q.n == len(q.bs) {
+		t.flushUni(c, sw)
+	}
+}
+
+// flushUni runs the count kernel on the batch of output class c and signed
+// weight sw.
+func (t *Tally) flushUni(c int, sw int64) {
+	q := t.uni[c][sw+maxUniWeight]
+	if q == nil || q.n == 0 {
+		return
+	}
+	p := t.path
+	if p == nil {
+		p = kernel.Default
+	}
+	if !slices.Equal(t.plan.Links(), t.D) {
+		t.plan = kernel.NewPlan(t.D) // D changed since the plan was made
+	}
+	out := t.counts
+	switch c {
+	case batchBoth:
+		out = t.bothScratch()
+	case batchCongs:
+		out = t.congested
+	}
+	p.CountPlan(t.plan, q.bs[:q.n], out, int32(-2*sw), t.mask)
+	if c == batchBoth {
+		t.addBoth(out)
+	}
+	q.n = 0
+}
+
+// bothScratch is the cleared scratch output of a batchBoth flush.
+func (t *Tally) bothScratch() []int64 {
+	if len(t.both) != len(t.D) {
+		t.both = make([]int64, len(t.D))
+	}
+	clear(t.both)
+	return t.both
+}
+
+// addBoth adds a batchBoth flush's charges to Counts and Congested.
+func (t *Tally) addBoth(out []int64) {
+	for j, v := range out {
+		t.counts[j] += v
+		t.congested[j] += v
 	}
 }
 
@@ -362,11 +449,7 @@ func (t *Tally) flushBatch(q *recBatch) {
 	case &t.batch[batchBoth]:
 		// Its records charge Counts and Congested the same weight (w2 =
 		// w1): the kernels' one-output form (the cheaper) into both, once.
-		if len(t.both) != len(t.D) {
-			t.both = make([]int64, len(t.D))
-		}
-		out = t.both
-		clear(out)
+		out = t.bothScratch()
 	case &t.batch[batchCongs]:
 		out = t.congested
 	}
@@ -386,10 +469,7 @@ func (t *Tally) flushBatch(q *recBatch) {
 		p.Parity(t.D, recs, out, nil, t.quad, t.mask)
 	}
 	if q == &t.batch[batchBoth] {
-		for j, v := range out {
-			t.counts[j] += v
-			t.congested[j] += v
-		}
+		t.addBoth(out)
 	}
 	q.n = 0
 }
@@ -399,6 +479,11 @@ func (t *Tally) flushBatch(q *recBatch) {
 func (t *Tally) Flush() {
 	for i := range t.batch {
 		t.flushBatch(&t.batch[i])
+	}
+	for c := range t.uni {
+		for k := range t.uni[c] {
+			t.flushUni(c, int64(k-maxUniWeight))
+		}
 	}
 	if t.sum1 != 0 || t.sum2 != 0 {
 		for j := range t.counts {

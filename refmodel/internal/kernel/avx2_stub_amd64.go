@@ -17,3 +17,8 @@ func sipAVX2(init *[4]uint64, ds []uint32, recs []uint32, out1 []int64, out2 []i
 // class's widest group.
 // It needs AVX2.
 func parityStepAVX2(groups []uint32, blocks int, recs []uint32, sums []int32, two bool, mask uint32) bool
+
+// countStepAVX2 is the AVX2 kernel of the count contract (plan.go), blocks
+// to a group: false when blocks is beyond 11.
+// It needs AVX2.
+func countStepAVX2(groups []uint32, blocks int, bs []uint32, sums []int32, mask uint32) bool

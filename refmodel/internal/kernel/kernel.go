@@ -110,19 +110,22 @@ type Path struct {
 	// step is the path's step kernel (plan.go), nil for none: ParityPlan
 	// then runs parity on the plan's links.
 	step func(pl *Plan, recs []uint32, out1, out2 []int64, mask uint32)
+	// count is the path's count kernel (plan.go), nil for none: CountPlan
+	// then runs countGeneric.
+	count func(pl *Plan, bs []uint32, out []int64, w int32, mask uint32)
 }
 
 // Reference is the plain-Go statement of the contracts (parityGeneric,
 // sipGeneric), the oracle every other path is tested against.
 var Reference = &Path{cpu.KernelReference, parityGeneric, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
 	sipGeneric(*k, ds, recs, o1, o2, swap)
-}, nil}
+}, nil, nil}
 
 // Portable is plain Go written for speed (parityPortable, sipPortable), the
 // path of every CPU without a vector one.
 var Portable = &Path{cpu.KernelPortable, parityPortable, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
 	sipPortable(*k, ds, recs, o1, o2, swap)
-}, nil}
+}, nil, countPortable}
 
 // Default is the path internal/cpu chose for this process: the widest the
 // CPU has, or the one IBRESERVOIR_KERNEL forces.

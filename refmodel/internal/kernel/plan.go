@@ -2,6 +2,12 @@
 
 package kernel
 
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
 // # The step kernels: a running sum for the multiply
 //
 // Without d*d (quad false), every (packet, link) of the parity contract
@@ -189,4 +195,64 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// # The count contract (CountPlan)
+//
+// When every record of a call has the same weight w (the decode's records
+// of one hop count and sign: Alg. 9 charges every packet of a path length
+// the same), the sums need no weight per record: each link counts the
+// records whose parity is 1, and gains w times the count once per call.
+// For every j < len(ds) and every b in bs,
+//
+//	if parity((b*ds[j]) & mask) == 1 {
+//		out[j] += w
+//	}
+//
+// The kernels count in 32-bit lanes (len(bs) < 2^31) and add w*count to
+// out once per call: per (packet, link) one instruction fewer than the
+// parity contract's select of a weight.
+
+// CountPlan applies the count contract to the plan's links (a path without
+// a count kernel runs countGeneric). out is at least as long as the plan's
+// links.
+func (p *Path) CountPlan(pl *Plan, bs []uint32, out []int64, w int32, mask uint32) {
+	if len(out) < len(pl.ds) {
+		panic(fmt.Sprintf("kernel: %d links but an output of %d", len(pl.ds), len(out)))
+	}
+	if len(bs) > math.MaxInt32 {
+		panic(fmt.Sprintf("kernel: %d records, beyond the 32-bit counts", len(bs)))
+	}
+	if len(pl.ds) == 0 || len(bs) == 0 || w == 0 {
+		return
+	}
+	if p.count == nil {
+		countGeneric(pl.ds, bs, out, w, mask)
+		return
+	}
+	p.count(pl, bs, out, w, mask)
+}
+
+// countGeneric is the plain-Go reference of the count contract.
+func countGeneric(ds []uint32, bs []uint32, out []int64, w int32, mask uint32) {
+	for _, b := range bs {
+		for j, d := range ds {
+			if bits.OnesCount32((b*d)&mask)&1 == 1 {
+				out[j] += int64(w)
+			}
+		}
+	}
+}
+
+// addCounts adds w times a layout's per-lane counts, as the AVX2 count
+// kernel stores them (per group, g blocks of eight lanes of minus the
+// count), to the outputs of the chunks' links.
+func addCounts(l *layout, sums []int32, out []int64, w int32) {
+	for c, ch := range l.chunks {
+		s := sums[8*l.g*(c/8)+c%8:]
+		o := out[ch.first : ch.first+ch.n]
+		for k := range o {
+			o[k] -= int64(s[8*k]) * int64(w)
+		}
+	}
 }

@@ -192,3 +192,113 @@ func BenchmarkParityPlan(b *testing.B) {
 		}
 	}
 }
+
+// TestCountPlanMatchesGeneric runs every fast path's CountPlan (the count
+// kernels) and the reference, countGeneric, on the same links and records:
+// link counts straddling every chunk and group, links in runs and at
+// random, the sign mask, the CRC masks, a random mask and all bits, edge
+// records (0, 1, 2^31, all ones), weights of either sign up to the
+// kernels' largest, prefilled outputs with an element past their end. A
+// mismatch prints both outputs.
+func TestCountPlanMatchesGeneric(t *testing.T) {
+	forEachPath(t, func(t *testing.T, p *Path) {
+		r := rand.New(rand.NewPCG(21, 22))
+		for _, nd := range crossSizes {
+			for _, shape := range []int{0, 1} {
+				ds := planLinks(r, nd, shape)
+				pl := NewPlan(ds)
+				for _, np := range []int{1, 2, 3, 17, 512} {
+					for _, mask := range []uint32{SignMask, 0xEDB88320, 0x8408, r.Uint32(), 0xFFFFFFFF} {
+						bs := make([]uint32, np)
+						for i := range bs {
+							bs[i] = r.Uint32()
+							if i%7 == 3 {
+								bs[i] = []uint32{0, 1, 1 << 31, 0xFFFFFFFF}[i%4]
+							}
+						}
+						w := int32(r.IntN(1<<22) - 1<<21)
+						if np == 2 {
+							w = -1 << 21
+						}
+						base := make([]int64, nd)
+						for i := range base {
+							base[i] = r.Int64N(1<<40) - 1<<39
+						}
+						g := slices.Clone(base)
+						f, fw := misaligned(base, (nd+np)%4)
+						countGeneric(ds, bs, g, w, mask)
+						p.CountPlan(pl, bs, f, w, mask)
+						if fw[len(fw)-1] != 0 {
+							t.Fatalf("%d links, %d packets, mask %#x: a write past the output's end", nd, np, mask)
+						}
+						for j := range nd {
+							if g[j] != f[j] {
+								t.Fatalf("%d links (shape %d), %d packets, mask %#x, w %d: link %d (d=%#x): reference %d, %s %d",
+									nd, shape, np, mask, w, j, ds[j], g[j], p.Name(), f[j])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestCountGenericContract holds the count reference to the parity
+// reference: records of one weight w count as the parity contract's
+// records (B, 0, w, 0).
+func TestCountGenericContract(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	ds := planLinks(r, 100, 1)
+	for _, mask := range []uint32{SignMask, 0xEDB88320} {
+		bs := make([]uint32, 50)
+		var recs []uint32
+		for i := range bs {
+			bs[i] = r.Uint32()
+			rec := Rec(bs[i], 0, -7, 0)
+			recs = append(recs, rec[:]...)
+		}
+		a, b := make([]int64, len(ds)), make([]int64, len(ds))
+		countGeneric(ds, bs, a, -7, mask)
+		parityGeneric(ds, recs, b, nil, false, mask)
+		if !slices.Equal(a, b) {
+			t.Errorf("mask %#x: count %v, parity %v", mask, a[:8], b[:8])
+		}
+	}
+}
+
+// BenchmarkCountPlan: CountPlan (the count kernels) on the five-hop links
+// and 256 records, per path, the sign and the CRC-32 mask.
+func BenchmarkCountPlan(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	ds := fiveHopLinks()
+	pl := NewPlan(ds)
+	bs := make([]uint32, 256)
+	for i := range bs {
+		bs[i] = r.Uint32()
+	}
+	out := make([]int64, len(ds))
+	for _, name := range benchPaths {
+		for _, m := range []struct {
+			name string
+			mask uint32
+		}{{"sign", SignMask}, {"crc32", 0xEDB88320}} {
+			b.Run(fmt.Sprintf("kernel=%s/%s/links=%d", name, m.name, len(ds)), func(b *testing.B) {
+				p, err := PathFor(name)
+				if err != nil {
+					b.Skip(err)
+				}
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				c0, _ := threadCPU()
+				for b.Loop() {
+					p.CountPlan(pl, bs, out, -10, m.mask)
+				}
+				b.ReportMetric(float64(b.N)*256/b.Elapsed().Seconds(), "pkts/s")
+				if c1, ok := threadCPU(); ok && c1 > c0 {
+					b.ReportMetric(float64(b.N)*256/(c1-c0).Seconds(), "pkts/cpu-s")
+				}
+			})
+		}
+	}
+}

@@ -697,3 +697,117 @@ func parityStepAVX2() {
 	Store(ok, ReturnIndex(0))
 	RET()
 }
+
+// # countStepAVX2 (the count contract on a Plan's layout)
+//
+// As parityStepAVX2 with one output, without weights: per record, B is
+// broadcast, T = B*d0 and U = B*s, and per block T += U (past the first)
+// and sums += T >> 31 (arithmetic: minus one per record whose bit is set;
+// with a parity mask, after the fold). The caller multiplies by the
+// weight. Up to stepMaxBlocks (11) blocks per group.
+func countStepAVX2() {
+	TEXT("countStepAVX2", NOSPLIT, "func(groups []uint32, blocks int, bs []uint32, sums []int32, mask uint32) bool")
+	Doc("countStepAVX2 is the AVX2 kernel of the count contract (plan.go), blocks",
+		"to a group: false when blocks is beyond 11.",
+		"It needs AVX2.")
+	gp := Load(Param("groups").Base(), GP64())
+	ngw := Load(Param("groups").Len(), GP64())
+	g := Load(Param("blocks"), GP64())
+	recs := Load(Param("bs").Base(), GP64())
+	nw := Load(Param("bs").Len(), GP64())
+	sp := Load(Param("sums").Base(), GP64())
+	mask := Load(Param("mask"), GP32())
+
+	Comment("recEnd = bs + 4*len(bs), groupEnd = groups + 4*len(groups); the mask, broadcast, on the stack")
+	recEnd, groupEnd := GP64(), GP64()
+	LEAQ(Mem{Base: recs, Index: nw, Scale: 4}, recEnd)
+	LEAQ(Mem{Base: gp, Index: ngw, Scale: 4}, groupEnd)
+	maskMem := AllocLocal(32)
+	VMOVD(mask, X0)
+	VPBROADCASTD(X0, Y0)
+	VMOVDQU(Y0, maskMem)
+
+	const most = 11
+	CMPQ(g, U8(1))
+	JL(LabelRef("countfail"))
+	CMPQ(g, U8(most))
+	JG(LabelRef("countfail"))
+	for id := range 2 {
+		sign := id == 1
+		CMPL(mask, U32(1<<31))
+		if sign {
+			JNE(LabelRef(fmt.Sprintf("countnot%d", id)))
+		} else {
+			JE(LabelRef(fmt.Sprintf("countnot%d", id)))
+		}
+		for nb := 1; nb <= most; nb++ {
+			CMPQ(g, U8(nb))
+			JE(LabelRef(fmt.Sprintf("c%dg%d", id, nb)))
+		}
+		Label(fmt.Sprintf("countnot%d", id))
+	}
+	Label("countfail")
+	VZEROUPPER()
+	fail := GP8()
+	XORB(fail, fail)
+	Store(fail, ReturnIndex(0))
+	RET()
+
+	p := GP64()
+	for id := range 2 {
+		sign := id == 1
+		for nb := 1; nb <= most; nb++ {
+			yS := ymm[:nb]
+			yT, yU, yX, yY := ymm[nb], ymm[nb+1], ymm[nb+2], ymm[nb+3]
+			pfx := fmt.Sprintf("c%dg%d", id, nb)
+			Label(pfx)
+			Comment(fmt.Sprintf("sign %t: groups of %d blocks", sign, nb))
+			Label(pfx + "group")
+			CMPQ(gp, groupEnd)
+			JAE(LabelRef("countdone"))
+			for b := range nb {
+				VPXOR(yS[b], yS[b], yS[b])
+			}
+			MOVQ(recs, p)
+			Label(pfx + "rec")
+			CMPQ(p, recEnd)
+			JAE(LabelRef(pfx + "store"))
+			VPBROADCASTD(Mem{Base: p}, yX)
+			VPMULLD(Mem{Base: gp, Disp: 32}, yX, yU) // U = B*s
+			VPMULLD(Mem{Base: gp, Disp: 0}, yX, yT)  // T = B*d0
+			for b := range nb {
+				if b > 0 {
+					VPADDD(yU, yT, yT) // T = B*(d0 + b*s)
+				}
+				if sign {
+					VPSRAD(U8(31), yT, yX)
+				} else {
+					VPAND(maskMem, yT, yX)
+					for _, s := range []int{16, 8, 4, 2, 1} {
+						VPSLLD(U8(s), yX, yY)
+						VPXOR(yY, yX, yX)
+					}
+					VPSRAD(U8(31), yX, yX)
+				}
+				VPADDD(yX, yS[b], yS[b])
+			}
+			ADDQ(U8(4), p)
+			JMP(LabelRef(pfx + "rec"))
+
+			Label(pfx + "store")
+			for b := range nb {
+				VMOVDQU(yS[b], Mem{Base: sp, Disp: 32 * b})
+			}
+			ADDQ(U32(32*nb), sp)
+			ADDQ(U8(64), gp)
+			JMP(LabelRef(pfx + "group"))
+		}
+	}
+
+	Label("countdone")
+	VZEROUPPER()
+	ok := GP8()
+	MOVB(U8(1), ok)
+	Store(ok, ReturnIndex(0))
+	RET()
+}
