@@ -70,6 +70,14 @@
 // path internal/cpu chose (the widest the CPU has, or the one
 // IBRESERVOIR_KERNEL forces); PathFor names any path the CPU has, for the
 // benchmarks and cross-checks.
+//
+// Two more entries serve the decode's common case, a hash without d*d over
+// a fixed set of links (plan.go): ParityPlan is the parity contract with
+// quad false on a Plan, the links cut into arithmetic progressions so that
+// B*d is a running sum (parityStepAVX2; the other paths run their parity
+// kernel on the plan's links), and CountPlan the count contract, records
+// of one weight counted per link (countStepAVX2, countPortable, and the
+// reference countGeneric).
 package kernel
 
 import (
