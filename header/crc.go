@@ -18,7 +18,10 @@ package header
 // (crc32Bitwise, crc16Bitwise) are the definitions the tables are built from and
 // the oracle the tests compare them against.
 
-import "hash/crc32"
+import (
+	"hash/crc32"
+	"math/bits"
+)
 
 const (
 	// ICRCPoly is the ICRC generator polynomial in normal (MSB-first) form.
@@ -74,7 +77,16 @@ func CRC32(b []byte) uint32 { return crc32.Checksum(b, icrcTable) }
 
 // CRC16 returns the VCRC-parameter CRC-16 (reflected 0x100B, init and final
 // XOR 0xFFFF) of b.
-func CRC16(b []byte) uint16 { return ^slicingUpdateCRC16(0xFFFF, b) }
+func CRC16(b []byte) uint16 { return ^updateCRC16(0xFFFF, b) }
+
+// updateCRC16 runs the VCRC register over b: the carry-less-multiply fold
+// where the CPU and the process's path allow (archUpdateCRC16, amd64), and
+// slicingUpdateCRC16 for the rest (TestCRCImplementations holds both to
+// the bitwise definition).
+func updateCRC16(crc uint16, b []byte) uint16 {
+	crc, b = archUpdateCRC16(crc, b)
+	return slicingUpdateCRC16(crc, b)
+}
 
 // simpleUpdateCRC16 runs the reflected CRC-16 register over b a byte at a
 // time, without the final XOR.
@@ -102,6 +114,38 @@ func slicingUpdateCRC16(crc uint16, b []byte) uint16 {
 		b = b[16:]
 	}
 	return simpleUpdateCRC16(crc, b)
+}
+
+// foldConstants are the constants of the carry-less-multiply fold of a
+// reflected CRC-32 with the degree-32 polynomial p (bit i the coefficient
+// of x^i), the method of Intel's "Fast CRC Computation for Generic
+// Polynomials Using PCLMULQDQ Instruction" (2009): x^n mod p reflected in
+// 32 bits and shifted left one, for n = 4*128+32, 4*128-32, 128+32, 128-32
+// and 64 (folding 64 bytes on, 16 bytes on, and 64 bits to 32); then p and
+// floor(x^64 / p), reflected in 33 bits (Barrett's reduction).
+// TestFoldConstants holds them to the IEEE CRC-32's published ones.
+func foldConstants(p uint64) [7]uint64 {
+	xnmod := func(n int) uint64 {
+		r := uint64(1)
+		for range n {
+			if r <<= 1; r&(1<<32) != 0 {
+				r ^= p
+			}
+		}
+		return r
+	}
+	refl := func(v uint64, n int) uint64 { return bits.Reverse64(v) >> (64 - n) }
+	var q, rem uint64 = 0, 1 << 32 // x^64 / p by long division, x^64 = x^32 * x^32
+	for i := 32; i >= 0; i-- {
+		// rem holds x^(32+i)'s remainder so far; the quotient bit i
+		if rem&(1<<32) != 0 {
+			q |= 1 << i
+			rem ^= p
+		}
+		rem <<= 1
+	}
+	return [7]uint64{refl(xnmod(4*128+32), 32) << 1, refl(xnmod(4*128-32), 32) << 1, refl(xnmod(128+32), 32) << 1,
+		refl(xnmod(128-32), 32) << 1, refl(xnmod(64), 32) << 1, refl(p, 33), refl(q, 33)}
 }
 
 // crc32Bitwise and crc16Bitwise are the bit-serial definitions, kept as the

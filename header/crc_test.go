@@ -115,3 +115,17 @@ func TestICRCMasking(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldConstants holds foldConstants to the IEEE CRC-32's constants as
+// Intel's paper and hash/crc32's amd64 kernel give them (k1..k5, P', mu),
+// and gives the VCRC's (the fold of crc16_amd64.s) for the record.
+func TestFoldConstants(t *testing.T) {
+	want := [7]uint64{0x154442bd4, 0x1c6e41596, 0x1751997d0, 0x0ccaa009e, 0x163cd6124, 0x1db710641, 0x1f7011641}
+	if got := foldConstants(1<<32 | ICRCPoly); got != want {
+		t.Errorf("IEEE: %#x, want %#x", got, want)
+	}
+	vcrc := [7]uint64{0x9c2, 0x64b0, 0x1f9ea, 0x1e9de, 0x15864, 0x1a011, 0x1b4b0b111}
+	if got := foldConstants(1<<32 | VCRCPoly<<16); got != vcrc {
+		t.Errorf("VCRC: %#x, want %#x", got, vcrc)
+	}
+}
