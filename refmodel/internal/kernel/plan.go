@@ -58,6 +58,7 @@ type Plan struct {
 	ds      []uint32
 	layouts [maxChunk + 1]layout // by chunk length g, 1..maxChunk
 	sums    []int32              // the kernels' 32-bit sums, per call
+	recs    []uint32             // countByParity's records
 }
 
 // NewPlan lays out the links ds (copied) for the step kernels.
@@ -226,12 +227,41 @@ func (p *Path) CountPlan(pl *Plan, bs []uint32, out []int64, w int32, mask uint3
 	if len(pl.ds) == 0 || len(bs) == 0 || w == 0 {
 		return
 	}
-	if p.count == nil {
+	switch {
+	case p.count != nil:
+		p.count(pl, bs, out, w, mask)
+	case p == Reference:
 		countGeneric(pl.ds, bs, out, w, mask)
-		return
+	default:
+		countByParity(p, pl, bs, out, w, mask)
 	}
-	p.count(pl, bs, out, w, mask)
 }
+
+// countByParity runs the count contract through the path's parity kernel,
+// for a path without a count kernel (AVX-512): records (b, 0, w, 0), in
+// calls whose weights sum within MaxSum, from the plan's scratch.
+func countByParity(p *Path, pl *Plan, bs []uint32, out []int64, w int32, mask uint32) {
+	per := len(bs)
+	if aw := abs32(uint32(w)); aw > 0 {
+		per = max(1, int(MaxSum/aw))
+	}
+	for len(bs) > 0 {
+		n := min(len(bs), per, batchRecs)
+		if cap(pl.recs) < RecWords*n {
+			pl.recs = make([]uint32, RecWords*n)
+		}
+		recs := pl.recs[:RecWords*n]
+		for i, b := range bs[:n] {
+			r := Rec(b, 0, w, 0)
+			copy(recs[RecWords*i:], r[:])
+		}
+		p.parity(pl.ds, recs, out, nil, false, mask)
+		bs = bs[n:]
+	}
+}
+
+// batchRecs bounds countByParity's records per call.
+const batchRecs = 1024
 
 // countGeneric is the plain-Go reference of the count contract.
 func countGeneric(ds []uint32, bs []uint32, out []int64, w int32, mask uint32) {

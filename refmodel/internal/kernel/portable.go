@@ -221,7 +221,6 @@ func sip24(v *[4]uint64, m uint64) uint64 {
 	return v0 ^ v1 ^ v2 ^ v3
 }
 
-
 // countPortable is the portable kernel of the count contract (plan.go):
 // the links four at a time, their counts in registers while the records
 // stream past (the sign mask: the count goes down by one, int32(b*d) >> 31,
