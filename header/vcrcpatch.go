@@ -117,7 +117,17 @@ func PatchVCRC(pkt []byte, off int, old []byte) error {
 	if err != nil {
 		return err
 	}
-	n := fr.PktLen
+	return PatchVCRCAt(pkt, fr.PktLen, off, old)
+}
+
+// PatchVCRCAt is PatchVCRC for a packet whose VCRC starts at byte n (its
+// PktLen in bytes, as FrameOf reads it), for a caller that has just read
+// it (the switch stage, once per rewritten byte): the headers are not
+// parsed again.
+func PatchVCRCAt(pkt []byte, n, off int, old []byte) error {
+	if n < 0 || n > len(pkt)-VCRCLen {
+		return fmt.Errorf("PatchVCRC: a VCRC at byte %d of a %d-byte packet", n, len(pkt))
+	}
 	if off < 0 || off+len(old) > n {
 		return fmt.Errorf("PatchVCRC: bytes %d..%d are not all before the VCRC at byte %d", off, off+len(old)-1, n)
 	}

@@ -77,6 +77,13 @@ func TestPatchVCRC(t *testing.T) {
 	if err := PatchVCRC(pkt, -1, []byte{0}); err == nil {
 		t.Error("negative offset accepted")
 	}
+	// PatchVCRCAt takes the VCRC's place from its caller: refused past the
+	// packet's end or before its start.
+	for _, n := range []int{len(pkt) - 1, len(pkt), -1} {
+		if err := PatchVCRCAt(pkt, n, 0, []byte{0}); err == nil {
+			t.Errorf("a VCRC at byte %d of a %d-byte packet accepted", n, len(pkt))
+		}
+	}
 }
 
 // TestAdvanceVCRC holds advanceVCRC (PatchVCRC's table-driven advance
