@@ -90,15 +90,24 @@ type outcomes struct {
 }
 
 func (o *outcomes) record(i int, err error) {
-	if o.status != nil {
-		o.status[i] = C.ibr_status(codeOf0(err))
-	}
 	if err != nil {
-		if o.failed == 0 {
-			o.first, o.index = err, i
-		}
-		o.failed++
+		o.fail(i, err)
+		return
 	}
+	if o.status != nil { // small enough to inline: the common case costs a store
+		o.status[i] = C.ibr_status(statusOK)
+	}
+}
+
+// fail records packet i's failure.
+func (o *outcomes) fail(i int, err error) {
+	if o.status != nil {
+		o.status[i] = C.ibr_status(codeOf(err))
+	}
+	if o.failed == 0 {
+		o.first, o.index = err, i
+	}
+	o.failed++
 }
 
 // err is the batch's error: nil, or the first failure's status with its
@@ -109,14 +118,6 @@ func (o *outcomes) err() error {
 	}
 	return &callError{codeOf(o.first), fmt.Errorf("%s %d of %d: %w (%d of %d %ss failed; the others were processed)",
 		o.what, o.index, o.n, o.first, o.failed, o.n, o.what)}
-}
-
-// codeOf0 is codeOf with nil as statusOK.
-func codeOf0(err error) status {
-	if err == nil {
-		return statusOK
-	}
-	return codeOf(err)
 }
 
 //export ibrgo_stage_batch

@@ -18,7 +18,10 @@ package header
 // (crc32Bitwise, crc16Bitwise) are the definitions the tables are built from and
 // the oracle the tests compare them against.
 
-import "hash/crc32"
+import (
+	"hash/crc32"
+	"math/bits"
+)
 
 const (
 	// ICRCPoly is the ICRC generator polynomial in normal (MSB-first) form.
@@ -33,18 +36,18 @@ const (
 var (
 	icrcTable   = crc32.MakeTable(icrcPolyReflected)
 	vcrcTable   = makeCRC16Table(vcrcPolyReflected)
-	vcrcSlicing = makeSlicing8Table(vcrcTable)
+	vcrcSlicing = makeSlicingTable(vcrcTable)
 )
 
-// makeSlicing8Table extends the byte table t to the eight tables of
-// slicing-by-8: s[k][b] is the register after byte b is followed by k zero
-// bytes, so eight bytes can be folded in with eight independent lookups.
-func makeSlicing8Table(t *[256]uint16) *[8][256]uint16 {
-	var s [8][256]uint16
+// makeSlicingTable extends the byte table t to the sixteen tables of
+// slicing-by-16: s[k][b] is the register after byte b is followed by k zero
+// bytes, so sixteen bytes can be folded in with sixteen independent lookups.
+func makeSlicingTable(t *[256]uint16) *[16][256]uint16 {
+	var s [16][256]uint16
 	s[0] = *t
 	for b := range 256 {
 		c := t[b]
-		for k := 1; k < 8; k++ {
+		for k := 1; k < 16; k++ {
 			c = c>>8 ^ t[byte(c)]
 			s[k][b] = c
 		}
@@ -74,7 +77,16 @@ func CRC32(b []byte) uint32 { return crc32.Checksum(b, icrcTable) }
 
 // CRC16 returns the VCRC-parameter CRC-16 (reflected 0x100B, init and final
 // XOR 0xFFFF) of b.
-func CRC16(b []byte) uint16 { return ^slicingUpdateCRC16(0xFFFF, b) }
+func CRC16(b []byte) uint16 { return ^updateCRC16(0xFFFF, b) }
+
+// updateCRC16 runs the VCRC register over b: the carry-less-multiply fold
+// where the CPU and the process's path allow (archUpdateCRC16, amd64), and
+// slicingUpdateCRC16 for the rest (TestCRCImplementations holds both to
+// the bitwise definition).
+func updateCRC16(crc uint16, b []byte) uint16 {
+	crc, b = archUpdateCRC16(crc, b)
+	return slicingUpdateCRC16(crc, b)
+}
 
 // simpleUpdateCRC16 runs the reflected CRC-16 register over b a byte at a
 // time, without the final XOR.
@@ -85,20 +97,55 @@ func simpleUpdateCRC16(crc uint16, b []byte) uint16 {
 	return crc
 }
 
-// slicingUpdateCRC16 is simpleUpdateCRC16 eight bytes at a time (slicing-by-8,
-// as hash/crc32's slicingUpdate): the 16-bit register is XORed into the first
-// two of the next eight bytes, and the register after them is the XOR of each
-// byte's contribution followed by the bytes after it, s[7-i][byte i]. The
-// dependent chain is one step per eight bytes instead of one per byte, which
-// makes RecomputeVCRC, run on every switch hop, several times faster.
+// slicingUpdateCRC16 is simpleUpdateCRC16 sixteen bytes at a time
+// (slicing-by-16, as hash/crc32's slicingUpdate does eight): the 16-bit
+// register is XORed into the first two of the next sixteen bytes, and the
+// register after them is the XOR of each byte's contribution followed by
+// the bytes after it, s[15-i][byte i]. The dependent chain is one step per
+// sixteen bytes instead of one per byte, which makes the VCRC check of
+// every switch stage (refmodel.Model.Stage) several times faster.
 func slicingUpdateCRC16(crc uint16, b []byte) uint16 {
 	t := vcrcSlicing
-	for len(b) >= 8 {
-		crc = t[7][b[0]^byte(crc)] ^ t[6][b[1]^byte(crc>>8)] ^ t[5][b[2]] ^ t[4][b[3]] ^
-			t[3][b[4]] ^ t[2][b[5]] ^ t[1][b[6]] ^ t[0][b[7]]
-		b = b[8:]
+	for len(b) >= 16 {
+		crc = t[15][b[0]^byte(crc)] ^ t[14][b[1]^byte(crc>>8)] ^ t[13][b[2]] ^ t[12][b[3]] ^
+			t[11][b[4]] ^ t[10][b[5]] ^ t[9][b[6]] ^ t[8][b[7]] ^
+			t[7][b[8]] ^ t[6][b[9]] ^ t[5][b[10]] ^ t[4][b[11]] ^
+			t[3][b[12]] ^ t[2][b[13]] ^ t[1][b[14]] ^ t[0][b[15]]
+		b = b[16:]
 	}
 	return simpleUpdateCRC16(crc, b)
+}
+
+// foldConstants are the constants of the carry-less-multiply fold of a
+// reflected CRC-32 with the degree-32 polynomial p (bit i the coefficient
+// of x^i), the method of Intel's "Fast CRC Computation for Generic
+// Polynomials Using PCLMULQDQ Instruction" (2009): x^n mod p reflected in
+// 32 bits and shifted left one, for n = 4*128+32, 4*128-32, 128+32, 128-32
+// and 64 (folding 64 bytes on, 16 bytes on, and 64 bits to 32); then p and
+// floor(x^64 / p), reflected in 33 bits (Barrett's reduction).
+// TestFoldConstants holds them to the IEEE CRC-32's published ones.
+func foldConstants(p uint64) [7]uint64 {
+	xnmod := func(n int) uint64 {
+		r := uint64(1)
+		for range n {
+			if r <<= 1; r&(1<<32) != 0 {
+				r ^= p
+			}
+		}
+		return r
+	}
+	refl := func(v uint64, n int) uint64 { return bits.Reverse64(v) >> (64 - n) }
+	var q, rem uint64 = 0, 1 << 32 // x^64 / p by long division, x^64 = x^32 * x^32
+	for i := 32; i >= 0; i-- {
+		// rem holds x^(32+i)'s remainder so far; the quotient bit i
+		if rem&(1<<32) != 0 {
+			q |= 1 << i
+			rem ^= p
+		}
+		rem <<= 1
+	}
+	return [7]uint64{refl(xnmod(4*128+32), 32) << 1, refl(xnmod(4*128-32), 32) << 1, refl(xnmod(128+32), 32) << 1,
+		refl(xnmod(128-32), 32) << 1, refl(xnmod(64), 32) << 1, refl(p, 33), refl(q, 33)}
 }
 
 // crc32Bitwise and crc16Bitwise are the bit-serial definitions, kept as the

@@ -24,8 +24,8 @@ func TestCRCKnownAnswers(t *testing.T) {
 	}
 }
 
-// TestCRCImplementations holds the table-driven and slicing-by-8 forms to the
-// bit-serial definitions on random inputs whose lengths straddle the 8-byte
+// TestCRCImplementations holds the table-driven and slicing-by-16 forms to the
+// bit-serial definitions on random inputs whose lengths straddle the 16-byte
 // stride, at every alignment, so that no tail or offset path goes unchecked.
 func TestCRCImplementations(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
@@ -33,7 +33,7 @@ func TestCRCImplementations(t *testing.T) {
 	for i := range buf {
 		buf[i] = byte(r.Uint32())
 	}
-	lengths := []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 63, 64, 65, 290, 4096, 4100}
+	lengths := []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65, 290, 4096, 4100}
 	for range 200 {
 		lengths = append(lengths, r.IntN(300))
 	}
@@ -45,7 +45,7 @@ func TestCRCImplementations(t *testing.T) {
 				t.Fatalf("len %d off %d: simple %#04x, bitwise %#04x", n, off, got, want16)
 			}
 			if got := CRC16(b); got != want16 {
-				t.Fatalf("len %d off %d: slicing-by-8 %#04x, bitwise %#04x", n, off, got, want16)
+				t.Fatalf("len %d off %d: slicing-by-16 %#04x, bitwise %#04x", n, off, got, want16)
 			}
 			if got, want := CRC32(b), crc32Bitwise(b); got != want {
 				t.Fatalf("len %d off %d: CRC32 %#08x, bitwise %#08x", n, off, got, want)
@@ -113,5 +113,19 @@ func TestICRCMasking(t *testing.T) {
 		if _, err := ICRC(c.b); err == nil {
 			t.Errorf("ICRC(% x): no error, want %q", c.b, c.what)
 		}
+	}
+}
+
+// TestFoldConstants holds foldConstants to the IEEE CRC-32's constants as
+// Intel's paper and hash/crc32's amd64 kernel give them (k1..k5, P', mu),
+// and gives the VCRC's (the fold of crc16_amd64.s) for the record.
+func TestFoldConstants(t *testing.T) {
+	want := [7]uint64{0x154442bd4, 0x1c6e41596, 0x1751997d0, 0x0ccaa009e, 0x163cd6124, 0x1db710641, 0x1f7011641}
+	if got := foldConstants(1<<32 | ICRCPoly); got != want {
+		t.Errorf("IEEE: %#x, want %#x", got, want)
+	}
+	vcrc := [7]uint64{0x9c2, 0x64b0, 0x1f9ea, 0x1e9de, 0x15864, 0x1a011, 0x1b4b0b111}
+	if got := foldConstants(1<<32 | VCRCPoly<<16); got != vcrc {
+		t.Errorf("VCRC: %#x, want %#x", got, vcrc)
 	}
 }

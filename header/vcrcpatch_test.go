@@ -77,4 +77,27 @@ func TestPatchVCRC(t *testing.T) {
 	if err := PatchVCRC(pkt, -1, []byte{0}); err == nil {
 		t.Error("negative offset accepted")
 	}
+	// PatchVCRCAt takes the VCRC's place from its caller: refused past the
+	// packet's end or before its start.
+	for _, n := range []int{len(pkt) - 1, len(pkt), -1} {
+		if err := PatchVCRCAt(pkt, n, 0, []byte{0}); err == nil {
+			t.Errorf("a VCRC at byte %d of a %d-byte packet accepted", n, len(pkt))
+		}
+	}
+}
+
+// TestAdvanceVCRC holds advanceVCRC (PatchVCRC's table-driven advance
+// through zero bytes) to its definition, mulMod16 by x^(8z), for every
+// distance z a packet has and random registers (0 and all ones among
+// them).
+func TestAdvanceVCRC(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for z := range maxPacketBytes + 1 {
+		for i := range 4 {
+			reg := []uint16{0, 0xFFFF, uint16(r.Uint32()), 1 << (z % 16)}[i]
+			if got, want := advanceVCRC(reg, z), mulMod16(reg, vcrcZeroPow[z]); got != want {
+				t.Fatalf("z=%d, register %#04x: advanceVCRC %#04x, mulMod16 %#04x", z, reg, got, want)
+			}
+		}
+	}
 }

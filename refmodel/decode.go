@@ -92,13 +92,19 @@ type Tally struct {
 	sip      *kernel.SipKey // SipHash's key: the SipHash kernel takes the batches' records
 	noForm   bool           // a hash with neither a Form nor the SipHash kernel: every packet by addReference
 	path     *kernel.Path   // the kernels' path; nil for kernel.Default
+	plan     *kernel.Plan   // D laid out for the step kernels (a hash without d*d); nil otherwise
+	both     []int64        // the charges of a batchBoth flush, for Counts and Congested
 	sum1     int64          // batch weights not yet added to every link
 	sum2     int64
 
 	// Records waiting for the kernels (refmodel/internal/kernel), by the
 	// outputs they charge: batchHops, Counts; batchBoth, Counts and
-	// Congested; batchCongs, Congested.
+	// Congested (the same weight: w2 = w1); batchCongs, Congested. Those
+	// of a hash without d*d and a weight of at most maxUniWeight wait in
+	// uni instead, by output class and signed weight (index sw +
+	// maxUniWeight), for the count kernels.
 	batch [3]recBatch
+	uni   [3][2*maxUniWeight + 1]*uniBatch
 }
 
 // The record batches, by the outputs their records charge.
@@ -154,8 +160,12 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 		}
 	}
 	t.sip = sipKeyOf(m.cfg.Hash)
-	if _, ok := m.cfg.Hash.FormD(1); !ok && t.sip == nil {
+	_, ok := m.cfg.Hash.FormD(1)
+	if !ok && t.sip == nil {
 		t.noForm = true // no kernel takes it: a zero Form would decode every bit as 0
+	}
+	if ok && !t.quad {
+		t.plan = kernel.NewPlan(ds)
 	}
 	return t, nil
 }
@@ -239,24 +249,107 @@ func (t *Tally) add(sp *Sample) {
 		sw := signOf(f.C^uint32(s.HopBit)) * w
 		t.sum1 += sw
 		t.sum2 += sw * c
-		if q := &t.batch[c]; q.add(b, a, sw, sw*c) {
+		if t.plan != nil && w <= maxUniWeight {
+			t.addUni(int(c), sw, b)
+		} else if q := &t.batch[c]; q.add(b, a, sw, sw*c) {
 			t.flushBatch(q)
 		}
 	case header.TwoReservoir:
 		if w > 0 {
 			sw := signOf(f.C^uint32(s.HopBit)) * w
 			t.sum1 += sw
-			if q := &t.batch[batchHops]; q.add(b, a, sw, 0) {
+			if t.plan != nil && w <= maxUniWeight {
+				t.addUni(batchHops, sw, b)
+			} else if q := &t.batch[batchHops]; q.add(b, a, sw, 0) {
 				t.flushBatch(q)
 			}
 		}
 		if cw := int64(s.CongCount); cw > 0 {
 			sw := signOf(f.C^uint32(s.CongBit)) * cw
 			t.sum2 += sw
-			if q := &t.batch[batchCongs]; q.add(b, a, sw, 0) {
+			if t.plan != nil && cw <= maxUniWeight {
+				t.addUni(batchCongs, sw, b)
+			} else if q := &t.batch[batchCongs]; q.add(b, a, sw, 0) {
 				t.flushBatch(q)
 			}
 		}
+	}
+}
+
+// maxUniWeight is the largest weight (hop or congested count) whose
+// records wait in batches of their own weight, one per output class and
+// signed weight sw (Tally.uni): a path of up to 16 hops. A batch of one
+// weight takes the count kernels (kernel.Path.CountPlan), which count the
+// matching records per link and multiply once, cheaper than the parity
+// kernels' weight per record.
+const maxUniWeight = 16
+
+// A uniBatch is the B of records of one output class and one signed weight
+// sw (each charging -2*sw where its parity is 1), for one call of the count
+// kernels.
+type uniBatch struct {
+	n  int
+	bs [batchSize]uint32
+}
+
+// addUni queues B for the count kernels in the batch of output class c and
+// signed weight sw (|sw| <= maxUniWeight; the caller has added sw to the
+// batch's constant part).
+func (t *Tally) addUni(c int, sw int64, b uint32) {
+	q := t.uni[c][sw+maxUniWeight]
+	if q == nil {
+		q = new(uniBatch)
+		t.uni[c][sw+maxUniWeight] = q
+	}
+	q.bs[q.n] = b
+	q.n++
+	if q.n == len(q.bs) {
+		t.flushUni(c, sw)
+	}
+}
+
+// flushUni runs the count kernel on the batch of output class c and signed
+// weight sw.
+func (t *Tally) flushUni(c int, sw int64) {
+	q := t.uni[c][sw+maxUniWeight]
+	if q == nil || q.n == 0 {
+		return
+	}
+	p := t.path
+	if p == nil {
+		p = kernel.Default
+	}
+	if !slices.Equal(t.plan.Links(), t.D) {
+		t.plan = kernel.NewPlan(t.D) // D changed since the plan was made
+	}
+	out := t.counts
+	switch c {
+	case batchBoth:
+		out = t.bothScratch()
+	case batchCongs:
+		out = t.congested
+	}
+	p.CountPlan(t.plan, q.bs[:q.n], out, int32(-2*sw), t.mask)
+	if c == batchBoth {
+		t.addBoth(out)
+	}
+	q.n = 0
+}
+
+// bothScratch is the cleared scratch output of a batchBoth flush.
+func (t *Tally) bothScratch() []int64 {
+	if len(t.both) != len(t.D) {
+		t.both = make([]int64, len(t.D))
+	}
+	clear(t.both)
+	return t.both
+}
+
+// addBoth adds a batchBoth flush's charges to Counts and Congested.
+func (t *Tally) addBoth(out []int64) {
+	for j, v := range out {
+		t.counts[j] += v
+		t.congested[j] += v
 	}
 }
 
@@ -351,21 +444,32 @@ func (t *Tally) flushBatch(q *recBatch) {
 		return
 	}
 	recs := q.recs[:q.n]
-	out1, out2 := t.counts, t.congested
+	out := t.counts
 	switch q {
-	case &t.batch[batchHops]:
-		out2 = nil
+	case &t.batch[batchBoth]:
+		// Its records charge Counts and Congested the same weight (w2 =
+		// w1): the kernels' one-output form (the cheaper) into both, once.
+		out = t.bothScratch()
 	case &t.batch[batchCongs]:
-		out1, out2 = t.congested, nil
+		out = t.congested
 	}
 	p := t.path
 	if p == nil {
 		p = kernel.Default
 	}
-	if t.sip != nil {
-		p.Sip(*t.sip, t.D, recs, out1, out2, false)
-	} else {
-		p.Parity(t.D, recs, out1, out2, t.quad, t.mask)
+	switch {
+	case t.sip != nil:
+		p.Sip(*t.sip, t.D, recs, out, nil, false)
+	case t.plan != nil:
+		if !slices.Equal(t.plan.Links(), t.D) {
+			t.plan = kernel.NewPlan(t.D) // D changed since the plan was made
+		}
+		p.ParityPlan(t.plan, recs, out, nil, t.mask)
+	default:
+		p.Parity(t.D, recs, out, nil, t.quad, t.mask)
+	}
+	if q == &t.batch[batchBoth] {
+		t.addBoth(out)
 	}
 	q.n = 0
 }
@@ -375,6 +479,11 @@ func (t *Tally) flushBatch(q *recBatch) {
 func (t *Tally) Flush() {
 	for i := range t.batch {
 		t.flushBatch(&t.batch[i])
+	}
+	for c := range t.uni {
+		for k := range t.uni[c] {
+			t.flushUni(c, int64(k-maxUniWeight))
+		}
 	}
 	if t.sum1 != 0 || t.sum2 != 0 {
 		for j := range t.counts {

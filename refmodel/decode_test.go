@@ -94,8 +94,14 @@ func TestTallyMatchesReference(t *testing.T) {
 			c.Telemetry.Placement = header.PlaceFooter
 			c.Hash = hash.New(k)
 			m := mustModel(t, c)
-			for _, n := range []int{1, 3, 8, 15, 16, 17, 24, 25, 33, 401} {
-				set := randomSet(r, n, min(n, 5))
+			// Random links, and the five-hop set (its links in runs 512
+			// apart: the step kernels' chunks of every length).
+			for _, n := range []int{1, 3, 8, 15, 16, 17, 24, 25, 33, 401, 0} {
+				set := fiveHopSet()
+				if n > 0 {
+					set = randomSet(r, n, min(n, 5))
+				}
+				n = len(set.Links)
 				// Every path the CPU has, the reference kernels among them.
 				var paths []*Tally
 				for _, name := range cpu.Available() {

@@ -147,7 +147,7 @@ func (m *Model) patchVCRC(pkt []byte, n int, old *fieldBytes) {
 	}
 	for i, c := range m.touched {
 		if j := c.index(n); pkt[j] != old[i] {
-			if err := header.PatchVCRC(pkt, j, old[i:i+1]); err != nil {
+			if err := header.PatchVCRCAt(pkt, n, j, old[i:i+1]); err != nil {
 				m.writeVCRC(pkt, n) // not reached: j lies before the VCRC and PktLen is unchanged
 				return
 			}

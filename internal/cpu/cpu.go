@@ -56,6 +56,9 @@ var (
 	hasAVX512 = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ,
 		cpuid.AVX512VL, cpuid.AVX512VPOPCNTDQ, cpuid.AVX2, cpuid.BMI2)
 	hasAVX2 = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.AVX2, cpuid.BMI2)
+	// hasCLMUL: carry-less multiply (PCLMULQDQ) and SSE4.1, for the
+	// VCRC's folding CRC (package header).
+	hasCLMUL = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.CLMUL, cpuid.SSE4)
 )
 
 // kernel is the path this process runs (Kernel).
@@ -69,6 +72,11 @@ var AVX512 = kernel == KernelAVX512
 // environment does not force "portable" or "reference"). It is true under
 // "avx512" as well: a fast path without an AVX-512 form runs its AVX2 one.
 var AVX2 = kernel == KernelAVX512 || kernel == KernelAVX2
+
+// CLMUL reports whether the carry-less-multiply CRC may run: the CPU has
+// PCLMULQDQ and SSE4.1 and the path is a vector one ("avx512" or "avx2";
+// "portable" and "reference" hide it, as they hide the vector kernels).
+var CLMUL = hasCLMUL && AVX2
 
 // Generic reports whether the environment forces the plain-Go references.
 var Generic = kernel == KernelReference

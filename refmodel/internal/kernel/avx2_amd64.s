@@ -3494,3 +3494,4348 @@ sipst1:
 sipdone:
 	VZEROUPPER
 	RET
+
+// func parityStepAVX2(groups []uint32, blocks int, recs []uint32, sums []int32, two bool, mask uint32) bool
+// Requires: AVX, AVX2
+TEXT ·parityStepAVX2(SB), NOSPLIT, $32-89
+	MOVQ groups_base+0(FP), AX
+	MOVQ groups_len+8(FP), CX
+	MOVQ blocks+24(FP), DX
+	MOVQ recs_base+32(FP), BX
+	MOVQ recs_len+40(FP), SI
+	MOVQ sums_base+56(FP), DI
+	MOVB two+80(FP), R8
+	MOVL mask+84(FP), R9
+
+	// recEnd = recs + 4*len(recs), groupEnd = groups + 4*len(groups); the mask, broadcast, on the stack
+	LEAQ         (BX)(SI*4), SI
+	LEAQ         (AX)(CX*4), CX
+	VMOVD        R9, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+
+	// class = two | (mask == 1<<31)<<1
+	MOVBQZX R8, R8
+	XORQ    R10, R10
+	CMPL    R9, $0x80000000
+	SETEQ   R10
+	SHLQ    $0x01, R10
+	ORQ     R10, R8
+	CMPQ    DX, $0x01
+	JL      stepfail
+	CMPQ    R8, $0x00
+	JNE     stepnot0
+	CMPQ    DX, $0x0a
+	JG      stepfail
+	CMPQ    DX, $0x01
+	JE      s0g1
+	CMPQ    DX, $0x02
+	JE      s0g2
+	CMPQ    DX, $0x03
+	JE      s0g3
+	CMPQ    DX, $0x04
+	JE      s0g4
+	CMPQ    DX, $0x05
+	JE      s0g5
+	CMPQ    DX, $0x06
+	JE      s0g6
+	CMPQ    DX, $0x07
+	JE      s0g7
+	CMPQ    DX, $0x08
+	JE      s0g8
+	CMPQ    DX, $0x09
+	JE      s0g9
+	CMPQ    DX, $0x0a
+	JE      s0g10
+
+stepnot0:
+	CMPQ R8, $0x01
+	JNE  stepnot1
+	CMPQ DX, $0x04
+	JG   stepfail
+	CMPQ DX, $0x01
+	JE   s1g1
+	CMPQ DX, $0x02
+	JE   s1g2
+	CMPQ DX, $0x03
+	JE   s1g3
+	CMPQ DX, $0x04
+	JE   s1g4
+
+stepnot1:
+	CMPQ R8, $0x02
+	JNE  stepnot2
+	CMPQ DX, $0x0b
+	JG   stepfail
+	CMPQ DX, $0x01
+	JE   s2g1
+	CMPQ DX, $0x02
+	JE   s2g2
+	CMPQ DX, $0x03
+	JE   s2g3
+	CMPQ DX, $0x04
+	JE   s2g4
+	CMPQ DX, $0x05
+	JE   s2g5
+	CMPQ DX, $0x06
+	JE   s2g6
+	CMPQ DX, $0x07
+	JE   s2g7
+	CMPQ DX, $0x08
+	JE   s2g8
+	CMPQ DX, $0x09
+	JE   s2g9
+	CMPQ DX, $0x0a
+	JE   s2g10
+	CMPQ DX, $0x0b
+	JE   s2g11
+
+stepnot2:
+	CMPQ R8, $0x03
+	JNE  stepnot3
+	CMPQ DX, $0x05
+	JG   stepfail
+	CMPQ DX, $0x01
+	JE   s3g1
+	CMPQ DX, $0x02
+	JE   s3g2
+	CMPQ DX, $0x03
+	JE   s3g3
+	CMPQ DX, $0x04
+	JE   s3g4
+	CMPQ DX, $0x05
+	JE   s3g5
+
+stepnot3:
+stepfail:
+	VZEROUPPER
+	XORB AL, AL
+	MOVB AL, ret+88(FP)
+	RET
+
+s0g1:
+	// two outputs false, sign false: groups of 1 blocks
+s0g1group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y4, Y4, Y4
+	VPXOR Y0, Y0, Y0
+	MOVQ  BX, DX
+
+s0g1rec:
+	CMPQ         DX, SI
+	JAE          s0g1store
+	VPBROADCASTD (DX), Y5
+	VPBROADCASTD 8(DX), Y3
+	VPMULLD      32(AX), Y5, Y2
+	VPMULLD      (AX), Y5, Y1
+	VPAND        (SP), Y1, Y5
+	VPSLLD       $0x10, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x08, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x04, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x02, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x01, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VBLENDVPS    Y5, Y3, Y4, Y5
+	VPADDD       Y5, Y0, Y0
+	ADDQ         $0x10, DX
+	JMP          s0g1rec
+
+s0g1store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x40, AX
+	JMP     s0g1group
+
+s0g2:
+	// two outputs false, sign false: groups of 2 blocks
+s0g2group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y5, Y5, Y5
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  BX, DX
+
+s0g2rec:
+	CMPQ         DX, SI
+	JAE          s0g2store
+	VPBROADCASTD (DX), Y6
+	VPBROADCASTD 8(DX), Y4
+	VPMULLD      32(AX), Y6, Y3
+	VPMULLD      (AX), Y6, Y2
+	VPAND        (SP), Y2, Y6
+	VPSLLD       $0x10, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x08, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x04, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x02, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x01, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VBLENDVPS    Y6, Y4, Y5, Y6
+	VPADDD       Y6, Y0, Y0
+	VPADDD       Y3, Y2, Y2
+	VPAND        (SP), Y2, Y6
+	VPSLLD       $0x10, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x08, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x04, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x02, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x01, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VBLENDVPS    Y6, Y4, Y5, Y6
+	VPADDD       Y6, Y1, Y1
+	ADDQ         $0x10, DX
+	JMP          s0g2rec
+
+s0g2store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x40, AX
+	JMP     s0g2group
+
+s0g3:
+	// two outputs false, sign false: groups of 3 blocks
+s0g3group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y6, Y6, Y6
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	MOVQ  BX, DX
+
+s0g3rec:
+	CMPQ         DX, SI
+	JAE          s0g3store
+	VPBROADCASTD (DX), Y7
+	VPBROADCASTD 8(DX), Y5
+	VPMULLD      32(AX), Y7, Y4
+	VPMULLD      (AX), Y7, Y3
+	VPAND        (SP), Y3, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VBLENDVPS    Y7, Y5, Y6, Y7
+	VPADDD       Y7, Y0, Y0
+	VPADDD       Y4, Y3, Y3
+	VPAND        (SP), Y3, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VBLENDVPS    Y7, Y5, Y6, Y7
+	VPADDD       Y7, Y1, Y1
+	VPADDD       Y4, Y3, Y3
+	VPAND        (SP), Y3, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VBLENDVPS    Y7, Y5, Y6, Y7
+	VPADDD       Y7, Y2, Y2
+	ADDQ         $0x10, DX
+	JMP          s0g3rec
+
+s0g3store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	ADDQ    $0x00000060, DI
+	ADDQ    $0x40, AX
+	JMP     s0g3group
+
+s0g4:
+	// two outputs false, sign false: groups of 4 blocks
+s0g4group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y7, Y7, Y7
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  BX, DX
+
+s0g4rec:
+	CMPQ         DX, SI
+	JAE          s0g4store
+	VPBROADCASTD (DX), Y8
+	VPBROADCASTD 8(DX), Y6
+	VPMULLD      32(AX), Y8, Y5
+	VPMULLD      (AX), Y8, Y4
+	VPAND        (SP), Y4, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VBLENDVPS    Y8, Y6, Y7, Y8
+	VPADDD       Y8, Y0, Y0
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VBLENDVPS    Y8, Y6, Y7, Y8
+	VPADDD       Y8, Y1, Y1
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VBLENDVPS    Y8, Y6, Y7, Y8
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VBLENDVPS    Y8, Y6, Y7, Y8
+	VPADDD       Y8, Y3, Y3
+	ADDQ         $0x10, DX
+	JMP          s0g4rec
+
+s0g4store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x40, AX
+	JMP     s0g4group
+
+s0g5:
+	// two outputs false, sign false: groups of 5 blocks
+s0g5group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y8, Y8, Y8
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	MOVQ  BX, DX
+
+s0g5rec:
+	CMPQ         DX, SI
+	JAE          s0g5store
+	VPBROADCASTD (DX), Y9
+	VPBROADCASTD 8(DX), Y7
+	VPMULLD      32(AX), Y9, Y6
+	VPMULLD      (AX), Y9, Y5
+	VPAND        (SP), Y5, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VBLENDVPS    Y9, Y7, Y8, Y9
+	VPADDD       Y9, Y0, Y0
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VBLENDVPS    Y9, Y7, Y8, Y9
+	VPADDD       Y9, Y1, Y1
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VBLENDVPS    Y9, Y7, Y8, Y9
+	VPADDD       Y9, Y2, Y2
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VBLENDVPS    Y9, Y7, Y8, Y9
+	VPADDD       Y9, Y3, Y3
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VBLENDVPS    Y9, Y7, Y8, Y9
+	VPADDD       Y9, Y4, Y4
+	ADDQ         $0x10, DX
+	JMP          s0g5rec
+
+s0g5store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	ADDQ    $0x000000a0, DI
+	ADDQ    $0x40, AX
+	JMP     s0g5group
+
+s0g6:
+	// two outputs false, sign false: groups of 6 blocks
+s0g6group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y9, Y9, Y9
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	MOVQ  BX, DX
+
+s0g6rec:
+	CMPQ         DX, SI
+	JAE          s0g6store
+	VPBROADCASTD (DX), Y10
+	VPBROADCASTD 8(DX), Y8
+	VPMULLD      32(AX), Y10, Y7
+	VPMULLD      (AX), Y10, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y10
+	VPADDD       Y10, Y0, Y0
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y10
+	VPADDD       Y10, Y1, Y1
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y10
+	VPADDD       Y10, Y2, Y2
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y10
+	VPADDD       Y10, Y3, Y3
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y10
+	VPADDD       Y10, Y4, Y4
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y10
+	VPADDD       Y10, Y5, Y5
+	ADDQ         $0x10, DX
+	JMP          s0g6rec
+
+s0g6store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    $0x40, AX
+	JMP     s0g6group
+
+s0g7:
+	// two outputs false, sign false: groups of 7 blocks
+s0g7group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y10, Y10, Y10
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	MOVQ  BX, DX
+
+s0g7rec:
+	CMPQ         DX, SI
+	JAE          s0g7store
+	VPBROADCASTD (DX), Y11
+	VPBROADCASTD 8(DX), Y9
+	VPMULLD      32(AX), Y11, Y8
+	VPMULLD      (AX), Y11, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y0, Y0
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y1, Y1
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y2, Y2
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y3, Y3
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y4, Y4
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y5, Y5
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VBLENDVPS    Y11, Y9, Y10, Y11
+	VPADDD       Y11, Y6, Y6
+	ADDQ         $0x10, DX
+	JMP          s0g7rec
+
+s0g7store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	ADDQ    $0x000000e0, DI
+	ADDQ    $0x40, AX
+	JMP     s0g7group
+
+s0g8:
+	// two outputs false, sign false: groups of 8 blocks
+s0g8group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y11, Y11, Y11
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  BX, DX
+
+s0g8rec:
+	CMPQ         DX, SI
+	JAE          s0g8store
+	VPBROADCASTD (DX), Y12
+	VPBROADCASTD 8(DX), Y10
+	VPMULLD      32(AX), Y12, Y9
+	VPMULLD      (AX), Y12, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y0, Y0
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y1, Y1
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y2, Y2
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y3, Y3
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y4, Y4
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y5, Y5
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y6, Y6
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y12
+	VPADDD       Y12, Y7, Y7
+	ADDQ         $0x10, DX
+	JMP          s0g8rec
+
+s0g8store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x40, AX
+	JMP     s0g8group
+
+s0g9:
+	// two outputs false, sign false: groups of 9 blocks
+s0g9group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y12, Y12, Y12
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	MOVQ  BX, DX
+
+s0g9rec:
+	CMPQ         DX, SI
+	JAE          s0g9store
+	VPBROADCASTD (DX), Y13
+	VPBROADCASTD 8(DX), Y11
+	VPMULLD      32(AX), Y13, Y10
+	VPMULLD      (AX), Y13, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y0, Y0
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y1, Y1
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y2, Y2
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y3, Y3
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y4, Y4
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y5, Y5
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y6, Y6
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y7, Y7
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VBLENDVPS    Y13, Y11, Y12, Y13
+	VPADDD       Y13, Y8, Y8
+	ADDQ         $0x10, DX
+	JMP          s0g9rec
+
+s0g9store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	ADDQ    $0x00000120, DI
+	ADDQ    $0x40, AX
+	JMP     s0g9group
+
+s0g10:
+	// two outputs false, sign false: groups of 10 blocks
+s0g10group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y13, Y13, Y13
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	MOVQ  BX, DX
+
+s0g10rec:
+	CMPQ         DX, SI
+	JAE          s0g10store
+	VPBROADCASTD (DX), Y14
+	VPBROADCASTD 8(DX), Y12
+	VPMULLD      32(AX), Y14, Y11
+	VPMULLD      (AX), Y14, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y0, Y0
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y1, Y1
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y2, Y2
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y3, Y3
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y4, Y4
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y5, Y5
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y6, Y6
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y7, Y7
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y8, Y8
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y14
+	VPSLLD       $0x10, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x08, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x04, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x02, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VPSLLD       $0x01, Y14, Y15
+	VPXOR        Y15, Y14, Y14
+	VBLENDVPS    Y14, Y12, Y13, Y14
+	VPADDD       Y14, Y9, Y9
+	ADDQ         $0x10, DX
+	JMP          s0g10rec
+
+s0g10store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    $0x40, AX
+	JMP     s0g10group
+
+s1g1:
+	// two outputs true, sign false: groups of 1 blocks
+s1g1group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y5, Y5, Y5
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  BX, DX
+
+s1g1rec:
+	CMPQ         DX, SI
+	JAE          s1g1store
+	VPBROADCASTD (DX), Y6
+	VPBROADCASTD 8(DX), Y4
+	VPBROADCASTD 12(DX), Y7
+	VPMULLD      32(AX), Y6, Y3
+	VPMULLD      (AX), Y6, Y2
+	VPAND        (SP), Y2, Y6
+	VPSLLD       $0x10, Y6, Y8
+	VPXOR        Y8, Y6, Y6
+	VPSLLD       $0x08, Y6, Y8
+	VPXOR        Y8, Y6, Y6
+	VPSLLD       $0x04, Y6, Y8
+	VPXOR        Y8, Y6, Y6
+	VPSLLD       $0x02, Y6, Y8
+	VPXOR        Y8, Y6, Y6
+	VPSLLD       $0x01, Y6, Y8
+	VPXOR        Y8, Y6, Y6
+	VBLENDVPS    Y6, Y4, Y5, Y8
+	VPADDD       Y8, Y0, Y0
+	VBLENDVPS    Y6, Y7, Y5, Y6
+	VPADDD       Y6, Y1, Y1
+	ADDQ         $0x10, DX
+	JMP          s1g1rec
+
+s1g1store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x40, AX
+	JMP     s1g1group
+
+s1g2:
+	// two outputs true, sign false: groups of 2 blocks
+s1g2group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y7, Y7, Y7
+	VPXOR Y0, Y0, Y0
+	VPXOR Y2, Y2, Y2
+	VPXOR Y1, Y1, Y1
+	VPXOR Y3, Y3, Y3
+	MOVQ  BX, DX
+
+s1g2rec:
+	CMPQ         DX, SI
+	JAE          s1g2store
+	VPBROADCASTD (DX), Y8
+	VPBROADCASTD 8(DX), Y6
+	VPBROADCASTD 12(DX), Y9
+	VPMULLD      32(AX), Y8, Y5
+	VPMULLD      (AX), Y8, Y4
+	VPAND        (SP), Y4, Y8
+	VPSLLD       $0x10, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x08, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x04, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x02, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x01, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VBLENDVPS    Y8, Y6, Y7, Y10
+	VPADDD       Y10, Y0, Y0
+	VBLENDVPS    Y8, Y9, Y7, Y8
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y8
+	VPSLLD       $0x10, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x08, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x04, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x02, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VPSLLD       $0x01, Y8, Y10
+	VPXOR        Y10, Y8, Y8
+	VBLENDVPS    Y8, Y6, Y7, Y10
+	VPADDD       Y10, Y1, Y1
+	VBLENDVPS    Y8, Y9, Y7, Y8
+	VPADDD       Y8, Y3, Y3
+	ADDQ         $0x10, DX
+	JMP          s1g2rec
+
+s1g2store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x40, AX
+	JMP     s1g2group
+
+s1g3:
+	// two outputs true, sign false: groups of 3 blocks
+s1g3group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y9, Y9, Y9
+	VPXOR Y0, Y0, Y0
+	VPXOR Y3, Y3, Y3
+	VPXOR Y1, Y1, Y1
+	VPXOR Y4, Y4, Y4
+	VPXOR Y2, Y2, Y2
+	VPXOR Y5, Y5, Y5
+	MOVQ  BX, DX
+
+s1g3rec:
+	CMPQ         DX, SI
+	JAE          s1g3store
+	VPBROADCASTD (DX), Y10
+	VPBROADCASTD 8(DX), Y8
+	VPBROADCASTD 12(DX), Y11
+	VPMULLD      32(AX), Y10, Y7
+	VPMULLD      (AX), Y10, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x08, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x04, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x02, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x01, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y12
+	VPADDD       Y12, Y0, Y0
+	VBLENDVPS    Y10, Y11, Y9, Y10
+	VPADDD       Y10, Y3, Y3
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x08, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x04, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x02, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x01, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y12
+	VPADDD       Y12, Y1, Y1
+	VBLENDVPS    Y10, Y11, Y9, Y10
+	VPADDD       Y10, Y4, Y4
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y10
+	VPSLLD       $0x10, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x08, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x04, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x02, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VPSLLD       $0x01, Y10, Y12
+	VPXOR        Y12, Y10, Y10
+	VBLENDVPS    Y10, Y8, Y9, Y12
+	VPADDD       Y12, Y2, Y2
+	VBLENDVPS    Y10, Y11, Y9, Y10
+	VPADDD       Y10, Y5, Y5
+	ADDQ         $0x10, DX
+	JMP          s1g3rec
+
+s1g3store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y5, 160(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    $0x40, AX
+	JMP     s1g3group
+
+s1g4:
+	// two outputs true, sign false: groups of 4 blocks
+s1g4group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y11, Y11, Y11
+	VPXOR Y0, Y0, Y0
+	VPXOR Y4, Y4, Y4
+	VPXOR Y1, Y1, Y1
+	VPXOR Y5, Y5, Y5
+	VPXOR Y2, Y2, Y2
+	VPXOR Y6, Y6, Y6
+	VPXOR Y3, Y3, Y3
+	VPXOR Y7, Y7, Y7
+	MOVQ  BX, DX
+
+s1g4rec:
+	CMPQ         DX, SI
+	JAE          s1g4store
+	VPBROADCASTD (DX), Y12
+	VPBROADCASTD 8(DX), Y10
+	VPBROADCASTD 12(DX), Y13
+	VPMULLD      32(AX), Y12, Y9
+	VPMULLD      (AX), Y12, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x08, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x04, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x02, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x01, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y14
+	VPADDD       Y14, Y0, Y0
+	VBLENDVPS    Y12, Y13, Y11, Y12
+	VPADDD       Y12, Y4, Y4
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x08, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x04, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x02, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x01, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y14
+	VPADDD       Y14, Y1, Y1
+	VBLENDVPS    Y12, Y13, Y11, Y12
+	VPADDD       Y12, Y5, Y5
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x08, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x04, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x02, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x01, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y14
+	VPADDD       Y14, Y2, Y2
+	VBLENDVPS    Y12, Y13, Y11, Y12
+	VPADDD       Y12, Y6, Y6
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y12
+	VPSLLD       $0x10, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x08, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x04, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x02, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VPSLLD       $0x01, Y12, Y14
+	VPXOR        Y14, Y12, Y12
+	VBLENDVPS    Y12, Y10, Y11, Y14
+	VPADDD       Y14, Y3, Y3
+	VBLENDVPS    Y12, Y13, Y11, Y12
+	VPADDD       Y12, Y7, Y7
+	ADDQ         $0x10, DX
+	JMP          s1g4rec
+
+s1g4store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x40, AX
+	JMP     s1g4group
+
+s2g1:
+	// two outputs false, sign true: groups of 1 blocks
+s2g1group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y4, Y4, Y4
+	VPXOR Y0, Y0, Y0
+	MOVQ  BX, DX
+
+s2g1rec:
+	CMPQ         DX, SI
+	JAE          s2g1store
+	VPBROADCASTD (DX), Y5
+	VPBROADCASTD 8(DX), Y3
+	VPMULLD      32(AX), Y5, Y2
+	VPMULLD      (AX), Y5, Y1
+	VPSRAD       $0x1f, Y1, Y5
+	VPAND        Y3, Y5, Y5
+	VPADDD       Y5, Y0, Y0
+	ADDQ         $0x10, DX
+	JMP          s2g1rec
+
+s2g1store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x40, AX
+	JMP     s2g1group
+
+s2g2:
+	// two outputs false, sign true: groups of 2 blocks
+s2g2group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y5, Y5, Y5
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  BX, DX
+
+s2g2rec:
+	CMPQ         DX, SI
+	JAE          s2g2store
+	VPBROADCASTD (DX), Y6
+	VPBROADCASTD 8(DX), Y4
+	VPMULLD      32(AX), Y6, Y3
+	VPMULLD      (AX), Y6, Y2
+	VPSRAD       $0x1f, Y2, Y6
+	VPAND        Y4, Y6, Y6
+	VPADDD       Y6, Y0, Y0
+	VPADDD       Y3, Y2, Y2
+	VPSRAD       $0x1f, Y2, Y6
+	VPAND        Y4, Y6, Y6
+	VPADDD       Y6, Y1, Y1
+	ADDQ         $0x10, DX
+	JMP          s2g2rec
+
+s2g2store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x40, AX
+	JMP     s2g2group
+
+s2g3:
+	// two outputs false, sign true: groups of 3 blocks
+s2g3group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y6, Y6, Y6
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	MOVQ  BX, DX
+
+s2g3rec:
+	CMPQ         DX, SI
+	JAE          s2g3store
+	VPBROADCASTD (DX), Y7
+	VPBROADCASTD 8(DX), Y5
+	VPMULLD      32(AX), Y7, Y4
+	VPMULLD      (AX), Y7, Y3
+	VPSRAD       $0x1f, Y3, Y7
+	VPAND        Y5, Y7, Y7
+	VPADDD       Y7, Y0, Y0
+	VPADDD       Y4, Y3, Y3
+	VPSRAD       $0x1f, Y3, Y7
+	VPAND        Y5, Y7, Y7
+	VPADDD       Y7, Y1, Y1
+	VPADDD       Y4, Y3, Y3
+	VPSRAD       $0x1f, Y3, Y7
+	VPAND        Y5, Y7, Y7
+	VPADDD       Y7, Y2, Y2
+	ADDQ         $0x10, DX
+	JMP          s2g3rec
+
+s2g3store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	ADDQ    $0x00000060, DI
+	ADDQ    $0x40, AX
+	JMP     s2g3group
+
+s2g4:
+	// two outputs false, sign true: groups of 4 blocks
+s2g4group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y7, Y7, Y7
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  BX, DX
+
+s2g4rec:
+	CMPQ         DX, SI
+	JAE          s2g4store
+	VPBROADCASTD (DX), Y8
+	VPBROADCASTD 8(DX), Y6
+	VPMULLD      32(AX), Y8, Y5
+	VPMULLD      (AX), Y8, Y4
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
+	VPADDD       Y8, Y0, Y0
+	VPADDD       Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
+	VPADDD       Y8, Y1, Y1
+	VPADDD       Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y8
+	VPAND        Y6, Y8, Y8
+	VPADDD       Y8, Y3, Y3
+	ADDQ         $0x10, DX
+	JMP          s2g4rec
+
+s2g4store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x40, AX
+	JMP     s2g4group
+
+s2g5:
+	// two outputs false, sign true: groups of 5 blocks
+s2g5group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y8, Y8, Y8
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	MOVQ  BX, DX
+
+s2g5rec:
+	CMPQ         DX, SI
+	JAE          s2g5store
+	VPBROADCASTD (DX), Y9
+	VPBROADCASTD 8(DX), Y7
+	VPMULLD      32(AX), Y9, Y6
+	VPMULLD      (AX), Y9, Y5
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
+	VPADDD       Y9, Y0, Y0
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
+	VPADDD       Y9, Y1, Y1
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
+	VPADDD       Y9, Y2, Y2
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
+	VPADDD       Y9, Y3, Y3
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y9
+	VPAND        Y7, Y9, Y9
+	VPADDD       Y9, Y4, Y4
+	ADDQ         $0x10, DX
+	JMP          s2g5rec
+
+s2g5store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	ADDQ    $0x000000a0, DI
+	ADDQ    $0x40, AX
+	JMP     s2g5group
+
+s2g6:
+	// two outputs false, sign true: groups of 6 blocks
+s2g6group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y9, Y9, Y9
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	MOVQ  BX, DX
+
+s2g6rec:
+	CMPQ         DX, SI
+	JAE          s2g6store
+	VPBROADCASTD (DX), Y10
+	VPBROADCASTD 8(DX), Y8
+	VPMULLD      32(AX), Y10, Y7
+	VPMULLD      (AX), Y10, Y6
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
+	VPADDD       Y10, Y0, Y0
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
+	VPADDD       Y10, Y1, Y1
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
+	VPADDD       Y10, Y2, Y2
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
+	VPADDD       Y10, Y3, Y3
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
+	VPADDD       Y10, Y4, Y4
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y10
+	VPAND        Y8, Y10, Y10
+	VPADDD       Y10, Y5, Y5
+	ADDQ         $0x10, DX
+	JMP          s2g6rec
+
+s2g6store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    $0x40, AX
+	JMP     s2g6group
+
+s2g7:
+	// two outputs false, sign true: groups of 7 blocks
+s2g7group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y10, Y10, Y10
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	MOVQ  BX, DX
+
+s2g7rec:
+	CMPQ         DX, SI
+	JAE          s2g7store
+	VPBROADCASTD (DX), Y11
+	VPBROADCASTD 8(DX), Y9
+	VPMULLD      32(AX), Y11, Y8
+	VPMULLD      (AX), Y11, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y0, Y0
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y1, Y1
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y2, Y2
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y3, Y3
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y4, Y4
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y5, Y5
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y11
+	VPAND        Y9, Y11, Y11
+	VPADDD       Y11, Y6, Y6
+	ADDQ         $0x10, DX
+	JMP          s2g7rec
+
+s2g7store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	ADDQ    $0x000000e0, DI
+	ADDQ    $0x40, AX
+	JMP     s2g7group
+
+s2g8:
+	// two outputs false, sign true: groups of 8 blocks
+s2g8group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y11, Y11, Y11
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  BX, DX
+
+s2g8rec:
+	CMPQ         DX, SI
+	JAE          s2g8store
+	VPBROADCASTD (DX), Y12
+	VPBROADCASTD 8(DX), Y10
+	VPMULLD      32(AX), Y12, Y9
+	VPMULLD      (AX), Y12, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y0, Y0
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y1, Y1
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y2, Y2
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y3, Y3
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y4, Y4
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y5, Y5
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y6, Y6
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y12
+	VPAND        Y10, Y12, Y12
+	VPADDD       Y12, Y7, Y7
+	ADDQ         $0x10, DX
+	JMP          s2g8rec
+
+s2g8store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x40, AX
+	JMP     s2g8group
+
+s2g9:
+	// two outputs false, sign true: groups of 9 blocks
+s2g9group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y12, Y12, Y12
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	MOVQ  BX, DX
+
+s2g9rec:
+	CMPQ         DX, SI
+	JAE          s2g9store
+	VPBROADCASTD (DX), Y13
+	VPBROADCASTD 8(DX), Y11
+	VPMULLD      32(AX), Y13, Y10
+	VPMULLD      (AX), Y13, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y6, Y6
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y7, Y7
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y13
+	VPAND        Y11, Y13, Y13
+	VPADDD       Y13, Y8, Y8
+	ADDQ         $0x10, DX
+	JMP          s2g9rec
+
+s2g9store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	ADDQ    $0x00000120, DI
+	ADDQ    $0x40, AX
+	JMP     s2g9group
+
+s2g10:
+	// two outputs false, sign true: groups of 10 blocks
+s2g10group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y13, Y13, Y13
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	MOVQ  BX, DX
+
+s2g10rec:
+	CMPQ         DX, SI
+	JAE          s2g10store
+	VPBROADCASTD (DX), Y14
+	VPBROADCASTD 8(DX), Y12
+	VPMULLD      32(AX), Y14, Y11
+	VPMULLD      (AX), Y14, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y0, Y0
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y1, Y1
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y2, Y2
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y3, Y3
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y4, Y4
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y5, Y5
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y6, Y6
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y7, Y7
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y8, Y8
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y14
+	VPAND        Y12, Y14, Y14
+	VPADDD       Y14, Y9, Y9
+	ADDQ         $0x10, DX
+	JMP          s2g10rec
+
+s2g10store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    $0x40, AX
+	JMP     s2g10group
+
+s2g11:
+	// two outputs false, sign true: groups of 11 blocks
+s2g11group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y14, Y14, Y14
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	MOVQ  BX, DX
+
+s2g11rec:
+	CMPQ         DX, SI
+	JAE          s2g11store
+	VPBROADCASTD (DX), Y15
+	VPBROADCASTD 8(DX), Y13
+	VPMULLD      32(AX), Y15, Y12
+	VPMULLD      (AX), Y15, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y0, Y0
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y1, Y1
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y2, Y2
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y3, Y3
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y4, Y4
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y5, Y5
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y6, Y6
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y7, Y7
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y8, Y8
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y9, Y9
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y15
+	VPAND        Y13, Y15, Y15
+	VPADDD       Y15, Y10, Y10
+	ADDQ         $0x10, DX
+	JMP          s2g11rec
+
+s2g11store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	VMOVDQU Y10, 320(DI)
+	ADDQ    $0x00000160, DI
+	ADDQ    $0x40, AX
+	JMP     s2g11group
+
+s3g1:
+	// two outputs true, sign true: groups of 1 blocks
+s3g1group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y5, Y5, Y5
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  BX, DX
+
+s3g1rec:
+	CMPQ         DX, SI
+	JAE          s3g1store
+	VPBROADCASTD (DX), Y6
+	VPBROADCASTD 8(DX), Y4
+	VPBROADCASTD 12(DX), Y7
+	VPMULLD      32(AX), Y6, Y3
+	VPMULLD      (AX), Y6, Y2
+	VBLENDVPS    Y2, Y4, Y5, Y6
+	VPADDD       Y6, Y0, Y0
+	VBLENDVPS    Y2, Y7, Y5, Y6
+	VPADDD       Y6, Y1, Y1
+	ADDQ         $0x10, DX
+	JMP          s3g1rec
+
+s3g1store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x40, AX
+	JMP     s3g1group
+
+s3g2:
+	// two outputs true, sign true: groups of 2 blocks
+s3g2group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y7, Y7, Y7
+	VPXOR Y0, Y0, Y0
+	VPXOR Y2, Y2, Y2
+	VPXOR Y1, Y1, Y1
+	VPXOR Y3, Y3, Y3
+	MOVQ  BX, DX
+
+s3g2rec:
+	CMPQ         DX, SI
+	JAE          s3g2store
+	VPBROADCASTD (DX), Y8
+	VPBROADCASTD 8(DX), Y6
+	VPBROADCASTD 12(DX), Y9
+	VPMULLD      32(AX), Y8, Y5
+	VPMULLD      (AX), Y8, Y4
+	VBLENDVPS    Y4, Y6, Y7, Y8
+	VPADDD       Y8, Y0, Y0
+	VBLENDVPS    Y4, Y9, Y7, Y8
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y5, Y4, Y4
+	VBLENDVPS    Y4, Y6, Y7, Y8
+	VPADDD       Y8, Y1, Y1
+	VBLENDVPS    Y4, Y9, Y7, Y8
+	VPADDD       Y8, Y3, Y3
+	ADDQ         $0x10, DX
+	JMP          s3g2rec
+
+s3g2store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x40, AX
+	JMP     s3g2group
+
+s3g3:
+	// two outputs true, sign true: groups of 3 blocks
+s3g3group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y9, Y9, Y9
+	VPXOR Y0, Y0, Y0
+	VPXOR Y3, Y3, Y3
+	VPXOR Y1, Y1, Y1
+	VPXOR Y4, Y4, Y4
+	VPXOR Y2, Y2, Y2
+	VPXOR Y5, Y5, Y5
+	MOVQ  BX, DX
+
+s3g3rec:
+	CMPQ         DX, SI
+	JAE          s3g3store
+	VPBROADCASTD (DX), Y10
+	VPBROADCASTD 8(DX), Y8
+	VPBROADCASTD 12(DX), Y11
+	VPMULLD      32(AX), Y10, Y7
+	VPMULLD      (AX), Y10, Y6
+	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPADDD       Y10, Y0, Y0
+	VBLENDVPS    Y6, Y11, Y9, Y10
+	VPADDD       Y10, Y3, Y3
+	VPADDD       Y7, Y6, Y6
+	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPADDD       Y10, Y1, Y1
+	VBLENDVPS    Y6, Y11, Y9, Y10
+	VPADDD       Y10, Y4, Y4
+	VPADDD       Y7, Y6, Y6
+	VBLENDVPS    Y6, Y8, Y9, Y10
+	VPADDD       Y10, Y2, Y2
+	VBLENDVPS    Y6, Y11, Y9, Y10
+	VPADDD       Y10, Y5, Y5
+	ADDQ         $0x10, DX
+	JMP          s3g3rec
+
+s3g3store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y5, 160(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    $0x40, AX
+	JMP     s3g3group
+
+s3g4:
+	// two outputs true, sign true: groups of 4 blocks
+s3g4group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y11, Y11, Y11
+	VPXOR Y0, Y0, Y0
+	VPXOR Y4, Y4, Y4
+	VPXOR Y1, Y1, Y1
+	VPXOR Y5, Y5, Y5
+	VPXOR Y2, Y2, Y2
+	VPXOR Y6, Y6, Y6
+	VPXOR Y3, Y3, Y3
+	VPXOR Y7, Y7, Y7
+	MOVQ  BX, DX
+
+s3g4rec:
+	CMPQ         DX, SI
+	JAE          s3g4store
+	VPBROADCASTD (DX), Y12
+	VPBROADCASTD 8(DX), Y10
+	VPBROADCASTD 12(DX), Y13
+	VPMULLD      32(AX), Y12, Y9
+	VPMULLD      (AX), Y12, Y8
+	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPADDD       Y12, Y0, Y0
+	VBLENDVPS    Y8, Y13, Y11, Y12
+	VPADDD       Y12, Y4, Y4
+	VPADDD       Y9, Y8, Y8
+	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPADDD       Y12, Y1, Y1
+	VBLENDVPS    Y8, Y13, Y11, Y12
+	VPADDD       Y12, Y5, Y5
+	VPADDD       Y9, Y8, Y8
+	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPADDD       Y12, Y2, Y2
+	VBLENDVPS    Y8, Y13, Y11, Y12
+	VPADDD       Y12, Y6, Y6
+	VPADDD       Y9, Y8, Y8
+	VBLENDVPS    Y8, Y10, Y11, Y12
+	VPADDD       Y12, Y3, Y3
+	VBLENDVPS    Y8, Y13, Y11, Y12
+	VPADDD       Y12, Y7, Y7
+	ADDQ         $0x10, DX
+	JMP          s3g4rec
+
+s3g4store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x40, AX
+	JMP     s3g4group
+
+s3g5:
+	// two outputs true, sign true: groups of 5 blocks
+s3g5group:
+	CMPQ  AX, CX
+	JAE   stepdone
+	VPXOR Y13, Y13, Y13
+	VPXOR Y0, Y0, Y0
+	VPXOR Y5, Y5, Y5
+	VPXOR Y1, Y1, Y1
+	VPXOR Y6, Y6, Y6
+	VPXOR Y2, Y2, Y2
+	VPXOR Y7, Y7, Y7
+	VPXOR Y3, Y3, Y3
+	VPXOR Y8, Y8, Y8
+	VPXOR Y4, Y4, Y4
+	VPXOR Y9, Y9, Y9
+	MOVQ  BX, DX
+
+s3g5rec:
+	CMPQ         DX, SI
+	JAE          s3g5store
+	VPBROADCASTD (DX), Y14
+	VPBROADCASTD 8(DX), Y12
+	VPBROADCASTD 12(DX), Y15
+	VPMULLD      32(AX), Y14, Y11
+	VPMULLD      (AX), Y14, Y10
+	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPADDD       Y14, Y0, Y0
+	VBLENDVPS    Y10, Y15, Y13, Y14
+	VPADDD       Y14, Y5, Y5
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPADDD       Y14, Y1, Y1
+	VBLENDVPS    Y10, Y15, Y13, Y14
+	VPADDD       Y14, Y6, Y6
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPADDD       Y14, Y2, Y2
+	VBLENDVPS    Y10, Y15, Y13, Y14
+	VPADDD       Y14, Y7, Y7
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPADDD       Y14, Y3, Y3
+	VBLENDVPS    Y10, Y15, Y13, Y14
+	VPADDD       Y14, Y8, Y8
+	VPADDD       Y11, Y10, Y10
+	VBLENDVPS    Y10, Y12, Y13, Y14
+	VPADDD       Y14, Y4, Y4
+	VBLENDVPS    Y10, Y15, Y13, Y14
+	VPADDD       Y14, Y9, Y9
+	ADDQ         $0x10, DX
+	JMP          s3g5rec
+
+s3g5store:
+	// the group's sums: nb blocks for out1, then nb for out2
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y9, 288(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    $0x40, AX
+	JMP     s3g5group
+
+stepdone:
+	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+88(FP)
+	RET
+
+// func countStepAVX2(groups []uint32, blocks int, bs []uint32, sums []int32, mask uint32) bool
+// Requires: AVX, AVX2
+TEXT ·countStepAVX2(SB), NOSPLIT, $32-89
+	MOVQ groups_base+0(FP), AX
+	MOVQ groups_len+8(FP), CX
+	MOVQ blocks+24(FP), DX
+	MOVQ bs_base+32(FP), BX
+	MOVQ bs_len+40(FP), SI
+	MOVQ sums_base+56(FP), DI
+	MOVL mask+80(FP), R8
+
+	// recEnd = bs + 4*len(bs), groupEnd = groups + 4*len(groups); the mask, broadcast, on the stack
+	LEAQ         (BX)(SI*4), SI
+	LEAQ         (AX)(CX*4), CX
+	VMOVD        R8, X0
+	VPBROADCASTD X0, Y0
+	VMOVDQU      Y0, (SP)
+	CMPQ         DX, $0x01
+	JL           countfail
+	CMPQ         DX, $0x0b
+	JG           countfail
+	CMPL         R8, $0x80000000
+	JE           countnot0
+	CMPQ         DX, $0x01
+	JE           c0g1
+	CMPQ         DX, $0x02
+	JE           c0g2
+	CMPQ         DX, $0x03
+	JE           c0g3
+	CMPQ         DX, $0x04
+	JE           c0g4
+	CMPQ         DX, $0x05
+	JE           c0g5
+	CMPQ         DX, $0x06
+	JE           c0g6
+	CMPQ         DX, $0x07
+	JE           c0g7
+	CMPQ         DX, $0x08
+	JE           c0g8
+	CMPQ         DX, $0x09
+	JE           c0g9
+	CMPQ         DX, $0x0a
+	JE           c0g10
+	CMPQ         DX, $0x0b
+	JE           c0g11
+
+countnot0:
+	CMPL R8, $0x80000000
+	JNE  countnot1
+	CMPQ DX, $0x01
+	JE   c1g1
+	CMPQ DX, $0x02
+	JE   c1g2
+	CMPQ DX, $0x03
+	JE   c1g3
+	CMPQ DX, $0x04
+	JE   c1g4
+	CMPQ DX, $0x05
+	JE   c1g5
+	CMPQ DX, $0x06
+	JE   c1g6
+	CMPQ DX, $0x07
+	JE   c1g7
+	CMPQ DX, $0x08
+	JE   c1g8
+	CMPQ DX, $0x09
+	JE   c1g9
+	CMPQ DX, $0x0a
+	JE   c1g10
+	CMPQ DX, $0x0b
+	JE   c1g11
+
+countnot1:
+countfail:
+	VZEROUPPER
+	XORB AL, AL
+	MOVB AL, ret+88(FP)
+	RET
+
+c0g1:
+	// sign false: groups of 1 blocks
+c0g1group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	MOVQ  BX, DX
+
+c0g1rec:
+	CMPQ         DX, SI
+	JAE          c0g1store
+	VPBROADCASTD (DX), Y3
+	VPMULLD      32(AX), Y3, Y2
+	VPMULLD      (AX), Y3, Y1
+	VPAND        (SP), Y1, Y3
+	VPSLLD       $0x10, Y3, Y4
+	VPXOR        Y4, Y3, Y3
+	VPSLLD       $0x08, Y3, Y4
+	VPXOR        Y4, Y3, Y3
+	VPSLLD       $0x04, Y3, Y4
+	VPXOR        Y4, Y3, Y3
+	VPSLLD       $0x02, Y3, Y4
+	VPXOR        Y4, Y3, Y3
+	VPSLLD       $0x01, Y3, Y4
+	VPXOR        Y4, Y3, Y3
+	VPSRAD       $0x1f, Y3, Y3
+	VPADDD       Y3, Y0, Y0
+	ADDQ         $0x04, DX
+	JMP          c0g1rec
+
+c0g1store:
+	VMOVDQU Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x40, AX
+	JMP     c0g1group
+
+c0g2:
+	// sign false: groups of 2 blocks
+c0g2group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  BX, DX
+
+c0g2rec:
+	CMPQ         DX, SI
+	JAE          c0g2store
+	VPBROADCASTD (DX), Y4
+	VPMULLD      32(AX), Y4, Y3
+	VPMULLD      (AX), Y4, Y2
+	VPAND        (SP), Y2, Y4
+	VPSLLD       $0x10, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x08, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x04, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x02, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x01, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y3, Y2, Y2
+	VPAND        (SP), Y2, Y4
+	VPSLLD       $0x10, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x08, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x04, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x02, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSLLD       $0x01, Y4, Y5
+	VPXOR        Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y4
+	VPADDD       Y4, Y1, Y1
+	ADDQ         $0x04, DX
+	JMP          c0g2rec
+
+c0g2store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x40, AX
+	JMP     c0g2group
+
+c0g3:
+	// sign false: groups of 3 blocks
+c0g3group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	MOVQ  BX, DX
+
+c0g3rec:
+	CMPQ         DX, SI
+	JAE          c0g3store
+	VPBROADCASTD (DX), Y5
+	VPMULLD      32(AX), Y5, Y4
+	VPMULLD      (AX), Y5, Y3
+	VPAND        (SP), Y3, Y5
+	VPSLLD       $0x10, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x08, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x04, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x02, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x01, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y5
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y4, Y3, Y3
+	VPAND        (SP), Y3, Y5
+	VPSLLD       $0x10, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x08, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x04, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x02, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x01, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y5
+	VPADDD       Y5, Y1, Y1
+	VPADDD       Y4, Y3, Y3
+	VPAND        (SP), Y3, Y5
+	VPSLLD       $0x10, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x08, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x04, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x02, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSLLD       $0x01, Y5, Y6
+	VPXOR        Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y5
+	VPADDD       Y5, Y2, Y2
+	ADDQ         $0x04, DX
+	JMP          c0g3rec
+
+c0g3store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	ADDQ    $0x00000060, DI
+	ADDQ    $0x40, AX
+	JMP     c0g3group
+
+c0g4:
+	// sign false: groups of 4 blocks
+c0g4group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  BX, DX
+
+c0g4rec:
+	CMPQ         DX, SI
+	JAE          c0g4store
+	VPBROADCASTD (DX), Y6
+	VPMULLD      32(AX), Y6, Y5
+	VPMULLD      (AX), Y6, Y4
+	VPAND        (SP), Y4, Y6
+	VPSLLD       $0x10, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x08, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x04, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x02, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x01, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y6
+	VPADDD       Y6, Y0, Y0
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y6
+	VPSLLD       $0x10, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x08, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x04, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x02, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x01, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y6
+	VPADDD       Y6, Y1, Y1
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y6
+	VPSLLD       $0x10, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x08, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x04, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x02, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x01, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y6
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y5, Y4, Y4
+	VPAND        (SP), Y4, Y6
+	VPSLLD       $0x10, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x08, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x04, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x02, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSLLD       $0x01, Y6, Y7
+	VPXOR        Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y6
+	VPADDD       Y6, Y3, Y3
+	ADDQ         $0x04, DX
+	JMP          c0g4rec
+
+c0g4store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x40, AX
+	JMP     c0g4group
+
+c0g5:
+	// sign false: groups of 5 blocks
+c0g5group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	MOVQ  BX, DX
+
+c0g5rec:
+	CMPQ         DX, SI
+	JAE          c0g5store
+	VPBROADCASTD (DX), Y7
+	VPMULLD      32(AX), Y7, Y6
+	VPMULLD      (AX), Y7, Y5
+	VPAND        (SP), Y5, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPADDD       Y7, Y0, Y0
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPADDD       Y7, Y1, Y1
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPADDD       Y7, Y3, Y3
+	VPADDD       Y6, Y5, Y5
+	VPAND        (SP), Y5, Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x08, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x04, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x02, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSLLD       $0x01, Y7, Y8
+	VPXOR        Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y7
+	VPADDD       Y7, Y4, Y4
+	ADDQ         $0x04, DX
+	JMP          c0g5rec
+
+c0g5store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	ADDQ    $0x000000a0, DI
+	ADDQ    $0x40, AX
+	JMP     c0g5group
+
+c0g6:
+	// sign false: groups of 6 blocks
+c0g6group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	MOVQ  BX, DX
+
+c0g6rec:
+	CMPQ         DX, SI
+	JAE          c0g6store
+	VPBROADCASTD (DX), Y8
+	VPMULLD      32(AX), Y8, Y7
+	VPMULLD      (AX), Y8, Y6
+	VPAND        (SP), Y6, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VPADDD       Y8, Y0, Y0
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VPADDD       Y8, Y1, Y1
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VPADDD       Y8, Y3, Y3
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VPADDD       Y8, Y4, Y4
+	VPADDD       Y7, Y6, Y6
+	VPAND        (SP), Y6, Y8
+	VPSLLD       $0x10, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x08, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x04, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x02, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSLLD       $0x01, Y8, Y9
+	VPXOR        Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y8
+	VPADDD       Y8, Y5, Y5
+	ADDQ         $0x04, DX
+	JMP          c0g6rec
+
+c0g6store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    $0x40, AX
+	JMP     c0g6group
+
+c0g7:
+	// sign false: groups of 7 blocks
+c0g7group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	MOVQ  BX, DX
+
+c0g7rec:
+	CMPQ         DX, SI
+	JAE          c0g7store
+	VPBROADCASTD (DX), Y9
+	VPMULLD      32(AX), Y9, Y8
+	VPMULLD      (AX), Y9, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y0, Y0
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y1, Y1
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y2, Y2
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y3, Y3
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y4, Y4
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y5, Y5
+	VPADDD       Y8, Y7, Y7
+	VPAND        (SP), Y7, Y9
+	VPSLLD       $0x10, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x08, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x04, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x02, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSLLD       $0x01, Y9, Y10
+	VPXOR        Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y9
+	VPADDD       Y9, Y6, Y6
+	ADDQ         $0x04, DX
+	JMP          c0g7rec
+
+c0g7store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	ADDQ    $0x000000e0, DI
+	ADDQ    $0x40, AX
+	JMP     c0g7group
+
+c0g8:
+	// sign false: groups of 8 blocks
+c0g8group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  BX, DX
+
+c0g8rec:
+	CMPQ         DX, SI
+	JAE          c0g8store
+	VPBROADCASTD (DX), Y10
+	VPMULLD      32(AX), Y10, Y9
+	VPMULLD      (AX), Y10, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y0, Y0
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y1, Y1
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y2, Y2
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y3, Y3
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y4, Y4
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y5, Y5
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y6, Y6
+	VPADDD       Y9, Y8, Y8
+	VPAND        (SP), Y8, Y10
+	VPSLLD       $0x10, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x08, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x04, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x02, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSLLD       $0x01, Y10, Y11
+	VPXOR        Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y10
+	VPADDD       Y10, Y7, Y7
+	ADDQ         $0x04, DX
+	JMP          c0g8rec
+
+c0g8store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x40, AX
+	JMP     c0g8group
+
+c0g9:
+	// sign false: groups of 9 blocks
+c0g9group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	MOVQ  BX, DX
+
+c0g9rec:
+	CMPQ         DX, SI
+	JAE          c0g9store
+	VPBROADCASTD (DX), Y11
+	VPMULLD      32(AX), Y11, Y10
+	VPMULLD      (AX), Y11, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y0, Y0
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y1, Y1
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y2, Y2
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y3, Y3
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y4, Y4
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y5, Y5
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y6, Y6
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y7, Y7
+	VPADDD       Y10, Y9, Y9
+	VPAND        (SP), Y9, Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x08, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x04, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x02, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSLLD       $0x01, Y11, Y12
+	VPXOR        Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y11
+	VPADDD       Y11, Y8, Y8
+	ADDQ         $0x04, DX
+	JMP          c0g9rec
+
+c0g9store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	ADDQ    $0x00000120, DI
+	ADDQ    $0x40, AX
+	JMP     c0g9group
+
+c0g10:
+	// sign false: groups of 10 blocks
+c0g10group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	MOVQ  BX, DX
+
+c0g10rec:
+	CMPQ         DX, SI
+	JAE          c0g10store
+	VPBROADCASTD (DX), Y12
+	VPMULLD      32(AX), Y12, Y11
+	VPMULLD      (AX), Y12, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y0, Y0
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y1, Y1
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y2, Y2
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y3, Y3
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y4, Y4
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y5, Y5
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y6, Y6
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y7, Y7
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y11, Y10, Y10
+	VPAND        (SP), Y10, Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x08, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x04, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x02, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSLLD       $0x01, Y12, Y13
+	VPXOR        Y13, Y12, Y12
+	VPSRAD       $0x1f, Y12, Y12
+	VPADDD       Y12, Y9, Y9
+	ADDQ         $0x04, DX
+	JMP          c0g10rec
+
+c0g10store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    $0x40, AX
+	JMP     c0g10group
+
+c0g11:
+	// sign false: groups of 11 blocks
+c0g11group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	MOVQ  BX, DX
+
+c0g11rec:
+	CMPQ         DX, SI
+	JAE          c0g11store
+	VPBROADCASTD (DX), Y13
+	VPMULLD      32(AX), Y13, Y12
+	VPMULLD      (AX), Y13, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y6, Y6
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y7, Y7
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y9, Y9
+	VPADDD       Y12, Y11, Y11
+	VPAND        (SP), Y11, Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x08, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x04, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x02, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSLLD       $0x01, Y13, Y14
+	VPXOR        Y14, Y13, Y13
+	VPSRAD       $0x1f, Y13, Y13
+	VPADDD       Y13, Y10, Y10
+	ADDQ         $0x04, DX
+	JMP          c0g11rec
+
+c0g11store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	VMOVDQU Y10, 320(DI)
+	ADDQ    $0x00000160, DI
+	ADDQ    $0x40, AX
+	JMP     c0g11group
+
+c1g1:
+	// sign true: groups of 1 blocks
+c1g1group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	MOVQ  BX, DX
+
+c1g1rec:
+	CMPQ         DX, SI
+	JAE          c1g1store
+	VPBROADCASTD (DX), Y3
+	VPMULLD      32(AX), Y3, Y2
+	VPMULLD      (AX), Y3, Y1
+	VPSRAD       $0x1f, Y1, Y3
+	VPADDD       Y3, Y0, Y0
+	ADDQ         $0x04, DX
+	JMP          c1g1rec
+
+c1g1store:
+	VMOVDQU Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x40, AX
+	JMP     c1g1group
+
+c1g2:
+	// sign true: groups of 2 blocks
+c1g2group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  BX, DX
+
+c1g2rec:
+	CMPQ         DX, SI
+	JAE          c1g2store
+	VPBROADCASTD (DX), Y4
+	VPMULLD      32(AX), Y4, Y3
+	VPMULLD      (AX), Y4, Y2
+	VPSRAD       $0x1f, Y2, Y4
+	VPADDD       Y4, Y0, Y0
+	VPADDD       Y3, Y2, Y2
+	VPSRAD       $0x1f, Y2, Y4
+	VPADDD       Y4, Y1, Y1
+	ADDQ         $0x04, DX
+	JMP          c1g2rec
+
+c1g2store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x40, AX
+	JMP     c1g2group
+
+c1g3:
+	// sign true: groups of 3 blocks
+c1g3group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	MOVQ  BX, DX
+
+c1g3rec:
+	CMPQ         DX, SI
+	JAE          c1g3store
+	VPBROADCASTD (DX), Y5
+	VPMULLD      32(AX), Y5, Y4
+	VPMULLD      (AX), Y5, Y3
+	VPSRAD       $0x1f, Y3, Y5
+	VPADDD       Y5, Y0, Y0
+	VPADDD       Y4, Y3, Y3
+	VPSRAD       $0x1f, Y3, Y5
+	VPADDD       Y5, Y1, Y1
+	VPADDD       Y4, Y3, Y3
+	VPSRAD       $0x1f, Y3, Y5
+	VPADDD       Y5, Y2, Y2
+	ADDQ         $0x04, DX
+	JMP          c1g3rec
+
+c1g3store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	ADDQ    $0x00000060, DI
+	ADDQ    $0x40, AX
+	JMP     c1g3group
+
+c1g4:
+	// sign true: groups of 4 blocks
+c1g4group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	MOVQ  BX, DX
+
+c1g4rec:
+	CMPQ         DX, SI
+	JAE          c1g4store
+	VPBROADCASTD (DX), Y6
+	VPMULLD      32(AX), Y6, Y5
+	VPMULLD      (AX), Y6, Y4
+	VPSRAD       $0x1f, Y4, Y6
+	VPADDD       Y6, Y0, Y0
+	VPADDD       Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y6
+	VPADDD       Y6, Y1, Y1
+	VPADDD       Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y6
+	VPADDD       Y6, Y2, Y2
+	VPADDD       Y5, Y4, Y4
+	VPSRAD       $0x1f, Y4, Y6
+	VPADDD       Y6, Y3, Y3
+	ADDQ         $0x04, DX
+	JMP          c1g4rec
+
+c1g4store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x40, AX
+	JMP     c1g4group
+
+c1g5:
+	// sign true: groups of 5 blocks
+c1g5group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	MOVQ  BX, DX
+
+c1g5rec:
+	CMPQ         DX, SI
+	JAE          c1g5store
+	VPBROADCASTD (DX), Y7
+	VPMULLD      32(AX), Y7, Y6
+	VPMULLD      (AX), Y7, Y5
+	VPSRAD       $0x1f, Y5, Y7
+	VPADDD       Y7, Y0, Y0
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y7
+	VPADDD       Y7, Y1, Y1
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y7
+	VPADDD       Y7, Y2, Y2
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y7
+	VPADDD       Y7, Y3, Y3
+	VPADDD       Y6, Y5, Y5
+	VPSRAD       $0x1f, Y5, Y7
+	VPADDD       Y7, Y4, Y4
+	ADDQ         $0x04, DX
+	JMP          c1g5rec
+
+c1g5store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	ADDQ    $0x000000a0, DI
+	ADDQ    $0x40, AX
+	JMP     c1g5group
+
+c1g6:
+	// sign true: groups of 6 blocks
+c1g6group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	MOVQ  BX, DX
+
+c1g6rec:
+	CMPQ         DX, SI
+	JAE          c1g6store
+	VPBROADCASTD (DX), Y8
+	VPMULLD      32(AX), Y8, Y7
+	VPMULLD      (AX), Y8, Y6
+	VPSRAD       $0x1f, Y6, Y8
+	VPADDD       Y8, Y0, Y0
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y8
+	VPADDD       Y8, Y1, Y1
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y8
+	VPADDD       Y8, Y2, Y2
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y8
+	VPADDD       Y8, Y3, Y3
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y8
+	VPADDD       Y8, Y4, Y4
+	VPADDD       Y7, Y6, Y6
+	VPSRAD       $0x1f, Y6, Y8
+	VPADDD       Y8, Y5, Y5
+	ADDQ         $0x04, DX
+	JMP          c1g6rec
+
+c1g6store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	ADDQ    $0x000000c0, DI
+	ADDQ    $0x40, AX
+	JMP     c1g6group
+
+c1g7:
+	// sign true: groups of 7 blocks
+c1g7group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	MOVQ  BX, DX
+
+c1g7rec:
+	CMPQ         DX, SI
+	JAE          c1g7store
+	VPBROADCASTD (DX), Y9
+	VPMULLD      32(AX), Y9, Y8
+	VPMULLD      (AX), Y9, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y0, Y0
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y1, Y1
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y2, Y2
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y3, Y3
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y4, Y4
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y5, Y5
+	VPADDD       Y8, Y7, Y7
+	VPSRAD       $0x1f, Y7, Y9
+	VPADDD       Y9, Y6, Y6
+	ADDQ         $0x04, DX
+	JMP          c1g7rec
+
+c1g7store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	ADDQ    $0x000000e0, DI
+	ADDQ    $0x40, AX
+	JMP     c1g7group
+
+c1g8:
+	// sign true: groups of 8 blocks
+c1g8group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  BX, DX
+
+c1g8rec:
+	CMPQ         DX, SI
+	JAE          c1g8store
+	VPBROADCASTD (DX), Y10
+	VPMULLD      32(AX), Y10, Y9
+	VPMULLD      (AX), Y10, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y0, Y0
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y1, Y1
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y2, Y2
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y3, Y3
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y4, Y4
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y5, Y5
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y6, Y6
+	VPADDD       Y9, Y8, Y8
+	VPSRAD       $0x1f, Y8, Y10
+	VPADDD       Y10, Y7, Y7
+	ADDQ         $0x04, DX
+	JMP          c1g8rec
+
+c1g8store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x40, AX
+	JMP     c1g8group
+
+c1g9:
+	// sign true: groups of 9 blocks
+c1g9group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	MOVQ  BX, DX
+
+c1g9rec:
+	CMPQ         DX, SI
+	JAE          c1g9store
+	VPBROADCASTD (DX), Y11
+	VPMULLD      32(AX), Y11, Y10
+	VPMULLD      (AX), Y11, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y0, Y0
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y1, Y1
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y2, Y2
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y3, Y3
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y4, Y4
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y5, Y5
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y6, Y6
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y7, Y7
+	VPADDD       Y10, Y9, Y9
+	VPSRAD       $0x1f, Y9, Y11
+	VPADDD       Y11, Y8, Y8
+	ADDQ         $0x04, DX
+	JMP          c1g9rec
+
+c1g9store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	ADDQ    $0x00000120, DI
+	ADDQ    $0x40, AX
+	JMP     c1g9group
+
+c1g10:
+	// sign true: groups of 10 blocks
+c1g10group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	MOVQ  BX, DX
+
+c1g10rec:
+	CMPQ         DX, SI
+	JAE          c1g10store
+	VPBROADCASTD (DX), Y12
+	VPMULLD      32(AX), Y12, Y11
+	VPMULLD      (AX), Y12, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y0, Y0
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y1, Y1
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y2, Y2
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y3, Y3
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y4, Y4
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y5, Y5
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y6, Y6
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y7, Y7
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y8, Y8
+	VPADDD       Y11, Y10, Y10
+	VPSRAD       $0x1f, Y10, Y12
+	VPADDD       Y12, Y9, Y9
+	ADDQ         $0x04, DX
+	JMP          c1g10rec
+
+c1g10store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	ADDQ    $0x00000140, DI
+	ADDQ    $0x40, AX
+	JMP     c1g10group
+
+c1g11:
+	// sign true: groups of 11 blocks
+c1g11group:
+	CMPQ  AX, CX
+	JAE   countdone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	MOVQ  BX, DX
+
+c1g11rec:
+	CMPQ         DX, SI
+	JAE          c1g11store
+	VPBROADCASTD (DX), Y13
+	VPMULLD      32(AX), Y13, Y12
+	VPMULLD      (AX), Y13, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y0, Y0
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y1, Y1
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y2, Y2
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y3, Y3
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y4, Y4
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y5, Y5
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y6, Y6
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y7, Y7
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y8, Y8
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y9, Y9
+	VPADDD       Y12, Y11, Y11
+	VPSRAD       $0x1f, Y11, Y13
+	VPADDD       Y13, Y10, Y10
+	ADDQ         $0x04, DX
+	JMP          c1g11rec
+
+c1g11store:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	VMOVDQU Y8, 256(DI)
+	VMOVDQU Y9, 288(DI)
+	VMOVDQU Y10, 320(DI)
+	ADDQ    $0x00000160, DI
+	ADDQ    $0x40, AX
+	JMP     c1g11group
+
+countdone:
+	VZEROUPPER
+	MOVB $0x01, AL
+	MOVB AL, ret+88(FP)
+	RET

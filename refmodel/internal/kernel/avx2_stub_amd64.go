@@ -11,3 +11,14 @@ func parityAVX2(ds []uint32, recs []uint32, out1 []int64, out2 []int64, quad boo
 // sipAVX2 is the AVX2 kernel of the SipHash contract (kernel.go).
 // It needs AVX2.
 func sipAVX2(init *[4]uint64, ds []uint32, recs []uint32, out1 []int64, out2 []int64, swap bool)
+
+// parityStepAVX2 is the AVX2 step kernel of the parity contract without d*d
+// (kernel.go, plan.go), blocks to a group: false when blocks is beyond the
+// class's widest group.
+// It needs AVX2.
+func parityStepAVX2(groups []uint32, blocks int, recs []uint32, sums []int32, two bool, mask uint32) bool
+
+// countStepAVX2 is the AVX2 kernel of the count contract (plan.go), blocks
+// to a group: false when blocks is beyond 11.
+// It needs AVX2.
+func countStepAVX2(groups []uint32, blocks int, bs []uint32, sums []int32, mask uint32) bool

@@ -70,6 +70,14 @@
 // path internal/cpu chose (the widest the CPU has, or the one
 // IBRESERVOIR_KERNEL forces); PathFor names any path the CPU has, for the
 // benchmarks and cross-checks.
+//
+// Two more entries serve the decode's common case, a hash without d*d over
+// a fixed set of links (plan.go): ParityPlan is the parity contract with
+// quad false on a Plan, the links cut into arithmetic progressions so that
+// B*d is a running sum (parityStepAVX2; the other paths run their parity
+// kernel on the plan's links), and CountPlan the count contract, records
+// of one weight counted per link (countStepAVX2, countPortable, and the
+// reference countGeneric).
 package kernel
 
 import (
@@ -107,19 +115,25 @@ type Path struct {
 	name   string
 	parity func(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32)
 	sip    func(key *SipKey, ds []uint32, recs []uint32, out1, out2 []int64, swap bool)
+	// step is the path's step kernel (plan.go), nil for none: ParityPlan
+	// then runs parity on the plan's links.
+	step func(pl *Plan, recs []uint32, out1, out2 []int64, mask uint32)
+	// count is the path's count kernel (plan.go), nil for none: CountPlan
+	// then runs countGeneric.
+	count func(pl *Plan, bs []uint32, out []int64, w int32, mask uint32)
 }
 
 // Reference is the plain-Go statement of the contracts (parityGeneric,
 // sipGeneric), the oracle every other path is tested against.
 var Reference = &Path{cpu.KernelReference, parityGeneric, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
 	sipGeneric(*k, ds, recs, o1, o2, swap)
-}}
+}, nil, nil}
 
 // Portable is plain Go written for speed (parityPortable, sipPortable), the
 // path of every CPU without a vector one.
 var Portable = &Path{cpu.KernelPortable, parityPortable, func(k *SipKey, ds, recs []uint32, o1, o2 []int64, swap bool) {
 	sipPortable(*k, ds, recs, o1, o2, swap)
-}}
+}, nil, countPortable}
 
 // Default is the path internal/cpu chose for this process: the widest the
 // CPU has, or the one IBRESERVOIR_KERNEL forces.
@@ -240,11 +254,12 @@ func checkRecs(ds []uint32, recs []uint32, out1, out2 []int64, quad bool) {
 	}
 }
 
+// abs32 is |int32(w)|, without a branch (the weights' signs follow the
+// packets' bits: a branch would be mispredicted half the time).
 func abs32(w uint32) int64 {
-	if v := int64(int32(w)); v < 0 {
-		return -v
-	}
-	return int64(w)
+	v := int64(int32(w))
+	m := v >> 63
+	return v ^ m - m
 }
 
 func parityGeneric(ds []uint32, recs []uint32, out1, out2 []int64, quad bool, mask uint32) {

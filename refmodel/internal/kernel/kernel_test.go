@@ -367,13 +367,6 @@ func BenchmarkSip(b *testing.B) {
 	}
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // TestSip24Vector holds the portable path's SipHash-2-4 to the SipHash
 // paper's vector for an 8-byte message: under the key 00 01 .. 0f, the
 // message 00 01 .. 07 hashes to 0x93f5f5799a932462.

@@ -220,3 +220,48 @@ func sip24(v *[4]uint64, m uint64) uint64 {
 	round()
 	return v0 ^ v1 ^ v2 ^ v3
 }
+
+// countPortable is the portable kernel of the count contract (plan.go):
+// the links four at a time, their counts in registers while the records
+// stream past (the sign mask: the count goes down by one, int32(b*d) >> 31,
+// per record whose product has its sign bit set), then w times each count.
+func countPortable(pl *Plan, bs []uint32, out []int64, w int32, mask uint32) {
+	ds := pl.ds
+	j := 0
+	for ; j+4 <= len(ds); j += 4 {
+		c0, c1, c2, c3 := count4((*[4]uint32)(ds[j:j+4]), bs, mask)
+		o := (*[4]int64)(out[j : j+4])
+		o[0] -= int64(c0) * int64(w)
+		o[1] -= int64(c1) * int64(w)
+		o[2] -= int64(c2) * int64(w)
+		o[3] -= int64(c3) * int64(w)
+	}
+	for ; j < len(ds); j++ {
+		var c int32
+		for _, b := range bs {
+			c += oddMask(b*ds[j], mask)
+		}
+		out[j] -= int64(c) * int64(w)
+	}
+}
+
+// count4 is minus the counts of the records whose b*d has an odd number of
+// bits under the mask, for four links.
+func count4(d *[4]uint32, bs []uint32, mask uint32) (c0, c1, c2, c3 int32) {
+	if mask == SignMask {
+		for _, b := range bs {
+			c0 += int32(b*d[0]) >> 31
+			c1 += int32(b*d[1]) >> 31
+			c2 += int32(b*d[2]) >> 31
+			c3 += int32(b*d[3]) >> 31
+		}
+		return
+	}
+	for _, b := range bs {
+		c0 += oddMask(b*d[0], mask)
+		c1 += oddMask(b*d[1], mask)
+		c2 += oddMask(b*d[2], mask)
+		c3 += oddMask(b*d[3], mask)
+	}
+	return
+}

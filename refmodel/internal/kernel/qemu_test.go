@@ -16,7 +16,7 @@ import (
 // TestPortableOnARM64 builds this package's tests for linux/arm64 and runs
 // the cross-checks under qemu-aarch64-static (Debian's qemu-user-static):
 // the portable path, the one arm64 runs, held to the reference on an
-// (emulated) arm64 CPU. Each cross-check must have run on the portable path.
+// (emulated) arm64 CPU, with the plan and count entries. Each cross-check must have run on the portable path.
 // Skipped, visibly, where qemu-aarch64-static is missing, on arm64 itself
 // (where the cross-checks run natively) and with -short.
 func TestPortableOnARM64(t *testing.T) {
@@ -42,7 +42,7 @@ func TestPortableOnARM64(t *testing.T) {
 		t.Fatalf("building the tests for linux/arm64: %v\n%s", err, out)
 	}
 	run := exec.Command(qemu, bin, "-test.v", "-test.run",
-		"^(TestParityFastMatchesGeneric|TestSipFastMatchesGeneric|TestParityGenericContract|TestSipGenericContract)$")
+		"^(TestParityFastMatchesGeneric|TestSipFastMatchesGeneric|TestParityGenericContract|TestSipGenericContract|TestParityPlanMatchesGeneric|TestCountPlanMatchesGeneric|TestCountGenericContract)$")
 	// The default path: the portable one on arm64, whatever this process forces.
 	run.Env = append(os.Environ(), "IBRESERVOIR_KERNEL=", "IBRESERVOIR_GENERIC=")
 	out, err := run.CombinedOutput()
@@ -50,7 +50,8 @@ func TestPortableOnARM64(t *testing.T) {
 		t.Fatalf("the arm64 tests under %s: %v\n%s", qemu, err, out)
 	}
 	for _, want := range []string{"--- PASS: TestParityFastMatchesGeneric/portable", "--- PASS: TestSipFastMatchesGeneric/portable",
-		"--- SKIP: TestParityFastMatchesGeneric/avx2", "--- PASS: TestParityGenericContract", "--- PASS: TestSipGenericContract"} {
+		"--- SKIP: TestParityFastMatchesGeneric/avx2", "--- PASS: TestParityGenericContract", "--- PASS: TestSipGenericContract",
+		"--- PASS: TestParityPlanMatchesGeneric/portable", "--- PASS: TestCountPlanMatchesGeneric/portable", "--- PASS: TestCountGenericContract"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the arm64 run's output lacks %q:\n%s", want, out)
 		}

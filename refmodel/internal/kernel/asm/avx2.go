@@ -506,3 +506,308 @@ func sipAVX2() {
 	VZEROUPPER()
 	RET()
 }
+
+// # parityStepAVX2 (the parity contract without d*d, on a Plan's layout)
+//
+// The links come cut into chunks in arithmetic progression (kernel's
+// plan.go), eight chunks to a group: per group, the lanes' first links d0
+// and steps s (16 words). A group of g blocks keeps only its sums in
+// registers; per record, B, w1 (w2) are broadcast, then
+//
+//	T = B*d0, U = B*s          two VPMULLD per group (d0 and s from memory)
+//	per block: T += U (past the first), then as parityAVX2 from T (one
+//	output and the sign: sums += w1 & (T >> 31), VPSRAD, VPAND, VPADDD,
+//	which runs faster than VBLENDVPS on AMD's Zen 2)
+//
+// so a block costs an add where parityAVX2 multiplies. A lane past the
+// last chunk (d0 = s = 0) charges nothing. The sums of a group (g blocks
+// for out1, then g for out2) are stored to sums as 32-bit words; the caller
+// adds them to its outputs. g is a parameter: each class (two outputs,
+// sign) has a record loop for every g up to its widest (stepBlocks: the
+// sums, T, U, Z, a temporary, the broadcasts of w1 (w2), and a second
+// temporary for a parity mask, in sixteen registers); a wider g returns
+// false.
+
+// stepClass is one of the four shapes of parityStepAVX2.
+type stepClass struct{ two, sign bool }
+
+func (c stepClass) regs(g int) int {
+	return g*(1+b2i(c.two)) + 5 + b2i(c.two) + b2i(!c.sign)
+}
+
+func (c stepClass) blocks() int {
+	g := 1
+	for c.regs(g+1) <= 16 {
+		g++
+	}
+	return g
+}
+
+func parityStepAVX2() {
+	TEXT("parityStepAVX2", NOSPLIT, "func(groups []uint32, blocks int, recs []uint32, sums []int32, two bool, mask uint32) bool")
+	Doc("parityStepAVX2 is the AVX2 step kernel of the parity contract without d*d",
+		"(kernel.go, plan.go), blocks to a group: false when blocks is beyond the",
+		"class's widest group.",
+		"It needs AVX2.")
+	gp := Load(Param("groups").Base(), GP64())
+	ngw := Load(Param("groups").Len(), GP64())
+	g := Load(Param("blocks"), GP64())
+	recs := Load(Param("recs").Base(), GP64())
+	nw := Load(Param("recs").Len(), GP64())
+	sp := Load(Param("sums").Base(), GP64())
+	two := Load(Param("two"), GP8())
+	mask := Load(Param("mask"), GP32())
+
+	Comment("recEnd = recs + 4*len(recs), groupEnd = groups + 4*len(groups); the mask, broadcast, on the stack")
+	recEnd, groupEnd := GP64(), GP64()
+	LEAQ(Mem{Base: recs, Index: nw, Scale: 4}, recEnd)
+	LEAQ(Mem{Base: gp, Index: ngw, Scale: 4}, groupEnd)
+	maskMem := AllocLocal(32)
+	VMOVD(mask, X0)
+	VPBROADCASTD(X0, Y0)
+	VMOVDQU(Y0, maskMem)
+
+	Comment("class = two | (mask == 1<<31)<<1")
+	class, t := GP64(), GP64()
+	MOVBQZX(two, class)
+	XORQ(t, t)
+	CMPL(mask, U32(1<<31))
+	SETEQ(t.As8())
+	SHLQ(U8(1), t)
+	ORQ(t, class)
+	CMPQ(g, U8(1))
+	JL(LabelRef("stepfail"))
+	for id := range 4 {
+		c := stepClass{two: id&1 != 0, sign: id&2 != 0}
+		CMPQ(class, U8(id))
+		JNE(LabelRef(fmt.Sprintf("stepnot%d", id)))
+		CMPQ(g, U8(c.blocks()))
+		JG(LabelRef("stepfail"))
+		for nb := 1; nb <= c.blocks(); nb++ {
+			CMPQ(g, U8(nb))
+			JE(LabelRef(fmt.Sprintf("s%dg%d", id, nb)))
+		}
+		Label(fmt.Sprintf("stepnot%d", id))
+	}
+	Label("stepfail")
+	VZEROUPPER()
+	fail := GP8()
+	XORB(fail, fail)
+	Store(fail, ReturnIndex(0))
+	RET()
+
+	p := GP64()
+	for id := range 4 {
+		c := stepClass{two: id&1 != 0, sign: id&2 != 0}
+		for nb := 1; nb <= c.blocks(); nb++ {
+			free := ymm
+			take := func(n int) []VecPhysical { v := free[:n]; free = free[n:]; return v }
+			yS1 := take(nb)
+			var yS2 []VecPhysical
+			if c.two {
+				yS2 = take(nb)
+			}
+			yT, yU, yW1, yZ, yX := take(1)[0], take(1)[0], take(1)[0], take(1)[0], take(1)[0]
+			var yW2, yY VecPhysical
+			if c.two {
+				yW2 = take(1)[0]
+			}
+			if !c.sign {
+				yY = take(1)[0]
+			}
+			pfx := fmt.Sprintf("s%dg%d", id, nb)
+			Label(pfx)
+			Comment(fmt.Sprintf("two outputs %t, sign %t: groups of %d blocks", c.two, c.sign, nb))
+			Label(pfx + "group")
+			CMPQ(gp, groupEnd)
+			JAE(LabelRef("stepdone"))
+			VPXOR(yZ, yZ, yZ)
+			for b := range nb {
+				VPXOR(yS1[b], yS1[b], yS1[b])
+				if c.two {
+					VPXOR(yS2[b], yS2[b], yS2[b])
+				}
+			}
+			MOVQ(recs, p)
+			Label(pfx + "rec")
+			CMPQ(p, recEnd)
+			JAE(LabelRef(pfx + "store"))
+			VPBROADCASTD(Mem{Base: p, Disp: 0}, yX)
+			VPBROADCASTD(Mem{Base: p, Disp: 8}, yW1)
+			if c.two {
+				VPBROADCASTD(Mem{Base: p, Disp: 12}, yW2)
+			}
+			VPMULLD(Mem{Base: gp, Disp: 32}, yX, yU) // U = B*s
+			VPMULLD(Mem{Base: gp, Disp: 0}, yX, yT)  // T = B*d0
+			for b := range nb {
+				if b > 0 {
+					VPADDD(yU, yT, yT) // T = B*(d0 + b*s)
+				}
+				v := yT
+				if !c.sign {
+					VPAND(maskMem, yT, yX)
+					for _, s := range []int{16, 8, 4, 2, 1} {
+						VPSLLD(U8(s), yX, yY)
+						VPXOR(yY, yX, yX)
+					}
+					v = yX
+				}
+				// w where bit 31 of v is set, else 0
+				if c.two {
+					tmp := yX
+					if !c.sign {
+						tmp = yY
+					}
+					VBLENDVPS(v, yW1, yZ, tmp)
+					VPADDD(tmp, yS1[b], yS1[b])
+					VBLENDVPS(v, yW2, yZ, yX)
+					VPADDD(yX, yS2[b], yS2[b])
+				} else if c.sign {
+					// one output, the sign: w & (T >> 31, arithmetic),
+					// faster here than the select
+					VPSRAD(U8(31), v, yX)
+					VPAND(yW1, yX, yX)
+					VPADDD(yX, yS1[b], yS1[b])
+				} else {
+					VBLENDVPS(v, yW1, yZ, yX)
+					VPADDD(yX, yS1[b], yS1[b])
+				}
+			}
+			ADDQ(U8(16), p)
+			JMP(LabelRef(pfx + "rec"))
+
+			Label(pfx + "store")
+			Comment("the group's sums: nb blocks for out1, then nb for out2")
+			for b := range nb {
+				VMOVDQU(yS1[b], Mem{Base: sp, Disp: 32 * b})
+				if c.two {
+					VMOVDQU(yS2[b], Mem{Base: sp, Disp: 32 * (nb + b)})
+				}
+			}
+			ADDQ(U32(32*nb*(1+b2i(c.two))), sp)
+			ADDQ(U8(64), gp)
+			JMP(LabelRef(pfx + "group"))
+		}
+	}
+
+	Label("stepdone")
+	VZEROUPPER()
+	ok := GP8()
+	MOVB(U8(1), ok)
+	Store(ok, ReturnIndex(0))
+	RET()
+}
+
+// # countStepAVX2 (the count contract on a Plan's layout)
+//
+// As parityStepAVX2 with one output, without weights: per record, B is
+// broadcast, T = B*d0 and U = B*s, and per block T += U (past the first)
+// and sums += T >> 31 (arithmetic: minus one per record whose bit is set;
+// with a parity mask, after the fold). The caller multiplies by the
+// weight. Up to stepMaxBlocks (11) blocks per group.
+func countStepAVX2() {
+	TEXT("countStepAVX2", NOSPLIT, "func(groups []uint32, blocks int, bs []uint32, sums []int32, mask uint32) bool")
+	Doc("countStepAVX2 is the AVX2 kernel of the count contract (plan.go), blocks",
+		"to a group: false when blocks is beyond 11.",
+		"It needs AVX2.")
+	gp := Load(Param("groups").Base(), GP64())
+	ngw := Load(Param("groups").Len(), GP64())
+	g := Load(Param("blocks"), GP64())
+	recs := Load(Param("bs").Base(), GP64())
+	nw := Load(Param("bs").Len(), GP64())
+	sp := Load(Param("sums").Base(), GP64())
+	mask := Load(Param("mask"), GP32())
+
+	Comment("recEnd = bs + 4*len(bs), groupEnd = groups + 4*len(groups); the mask, broadcast, on the stack")
+	recEnd, groupEnd := GP64(), GP64()
+	LEAQ(Mem{Base: recs, Index: nw, Scale: 4}, recEnd)
+	LEAQ(Mem{Base: gp, Index: ngw, Scale: 4}, groupEnd)
+	maskMem := AllocLocal(32)
+	VMOVD(mask, X0)
+	VPBROADCASTD(X0, Y0)
+	VMOVDQU(Y0, maskMem)
+
+	const most = 11
+	CMPQ(g, U8(1))
+	JL(LabelRef("countfail"))
+	CMPQ(g, U8(most))
+	JG(LabelRef("countfail"))
+	for id := range 2 {
+		sign := id == 1
+		CMPL(mask, U32(1<<31))
+		if sign {
+			JNE(LabelRef(fmt.Sprintf("countnot%d", id)))
+		} else {
+			JE(LabelRef(fmt.Sprintf("countnot%d", id)))
+		}
+		for nb := 1; nb <= most; nb++ {
+			CMPQ(g, U8(nb))
+			JE(LabelRef(fmt.Sprintf("c%dg%d", id, nb)))
+		}
+		Label(fmt.Sprintf("countnot%d", id))
+	}
+	Label("countfail")
+	VZEROUPPER()
+	fail := GP8()
+	XORB(fail, fail)
+	Store(fail, ReturnIndex(0))
+	RET()
+
+	p := GP64()
+	for id := range 2 {
+		sign := id == 1
+		for nb := 1; nb <= most; nb++ {
+			yS := ymm[:nb]
+			yT, yU, yX, yY := ymm[nb], ymm[nb+1], ymm[nb+2], ymm[nb+3]
+			pfx := fmt.Sprintf("c%dg%d", id, nb)
+			Label(pfx)
+			Comment(fmt.Sprintf("sign %t: groups of %d blocks", sign, nb))
+			Label(pfx + "group")
+			CMPQ(gp, groupEnd)
+			JAE(LabelRef("countdone"))
+			for b := range nb {
+				VPXOR(yS[b], yS[b], yS[b])
+			}
+			MOVQ(recs, p)
+			Label(pfx + "rec")
+			CMPQ(p, recEnd)
+			JAE(LabelRef(pfx + "store"))
+			VPBROADCASTD(Mem{Base: p}, yX)
+			VPMULLD(Mem{Base: gp, Disp: 32}, yX, yU) // U = B*s
+			VPMULLD(Mem{Base: gp, Disp: 0}, yX, yT)  // T = B*d0
+			for b := range nb {
+				if b > 0 {
+					VPADDD(yU, yT, yT) // T = B*(d0 + b*s)
+				}
+				if sign {
+					VPSRAD(U8(31), yT, yX)
+				} else {
+					VPAND(maskMem, yT, yX)
+					for _, s := range []int{16, 8, 4, 2, 1} {
+						VPSLLD(U8(s), yX, yY)
+						VPXOR(yY, yX, yX)
+					}
+					VPSRAD(U8(31), yX, yX)
+				}
+				VPADDD(yX, yS[b], yS[b])
+			}
+			ADDQ(U8(4), p)
+			JMP(LabelRef(pfx + "rec"))
+
+			Label(pfx + "store")
+			for b := range nb {
+				VMOVDQU(yS[b], Mem{Base: sp, Disp: 32 * b})
+			}
+			ADDQ(U32(32*nb), sp)
+			ADDQ(U8(64), gp)
+			JMP(LabelRef(pfx + "group"))
+		}
+	}
+
+	Label("countdone")
+	VZEROUPPER()
+	ok := GP8()
+	MOVB(U8(1), ok)
+	Store(ok, ReturnIndex(0))
+	RET()
+}

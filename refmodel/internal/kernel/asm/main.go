@@ -65,6 +65,8 @@ func main() {
 	case "avx2":
 		parityAVX2()
 		sipAVX2()
+		parityStepAVX2()
+		countStepAVX2()
 	default:
 		fmt.Fprintf(os.Stderr, "asm: -isa %q: want avx512 or avx2\n", *isa)
 		os.Exit(2)
