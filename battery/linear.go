@@ -2,7 +2,10 @@
 
 package battery
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Linearity over GF(2) and the sequence tests (runs, serial, linear
 // complexity). Each works on bits produced by the caller and returns counts,
@@ -17,26 +20,51 @@ func blrTrial(f func(uint32) uint32, f0, x, y uint32) bool {
 
 // linearComplexity is the length of the shortest linear feedback shift
 // register that generates s (each entry 0 or 1), by the Berlekamp-Massey
-// algorithm over GF(2) (Massey 1969, as in NIST SP 800-22 section 2.10).
+// algorithm over GF(2) (Massey 1969, as in NIST SP 800-22 section 2.10),
+// 64 coefficients to a word: the connection polynomial c, the previous one b
+// and the window of the sequence read backwards (bit j the entry j places
+// before the current one), so that a discrepancy is the parity of c AND the
+// window over bits 0..l. The test file holds the entry-at-a-time statement
+// of the same algorithm, its oracle.
 func linearComplexity(s []uint8) int {
 	n := len(s)
-	b := make([]uint8, n+1)
-	c := make([]uint8, n+1)
-	t := make([]uint8, n+1)
-	b[0], c[0] = 1, 1
+	w := (n + 64) / 64 // words of bits 0..n
+	var buf [4 * 9]uint64
+	mem := buf[:]
+	if 4*w > len(buf) {
+		mem = make([]uint64, 4*w)
+	}
+	c, b, t, win := mem[:w], mem[w:2*w], mem[2*w:3*w], mem[3*w:4*w]
+	clear(mem[:4*w])
+	c[0], b[0] = 1, 1
 	l, m := 0, -1
 	for i := 0; i < n; i++ {
-		d := s[i]
-		for j := 1; j <= l; j++ {
-			d ^= c[j] & s[i-j]
+		for k := w - 1; k > 0; k-- {
+			win[k] = win[k]<<1 | win[k-1]>>63
 		}
-		if d == 0 {
+		win[0] = win[0]<<1 | uint64(s[i]&1)
+		var d uint64
+		full := (l + 1) / 64
+		for k := 0; k < full; k++ {
+			d ^= c[k] & win[k]
+		}
+		if r := uint((l + 1) % 64); r != 0 {
+			d ^= c[full] & win[full] & (1<<r - 1)
+		}
+		if bits.OnesCount64(d)&1 == 0 {
 			continue
 		}
 		copy(t, c)
+		// c ^= b << (i-m); bits past n, where the entry-at-a-time
+		// statement stops, are never read (l <= n).
 		shift := i - m
-		for j := 0; j+shift <= n; j++ {
-			c[j+shift] ^= b[j]
+		ws, bs := shift/64, uint(shift%64)
+		for k := w - 1; k >= ws; k-- {
+			v := b[k-ws] << bs
+			if bs != 0 && k-ws > 0 {
+				v |= b[k-ws-1] >> (64 - bs)
+			}
+			c[k] ^= v
 		}
 		if 2*l <= i {
 			l, m = i+1-l, i
