@@ -78,10 +78,10 @@ func searchable() []candidate {
 // decode family to windows of 2^maxBits packets (the first workload, with
 // its streams) and 2^otherBits (the others, one stream each).
 type searchRow struct {
-	name, opt, enc      string
+	name, opt, enc     string
 	maxBits, otherBits int
-	cells               []string // per window size: "2^k PASS|FAIL n fp% E[z^2]"
-	worst               string   // the worst zero-traffic link at the largest window
+	cells              []string // per window size: "2^k PASS|FAIL n fp% E[z^2]"
+	worst              string   // the worst zero-traffic link at the largest window
 }
 
 func (r searchRow) key() string {
