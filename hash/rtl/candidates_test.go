@@ -18,6 +18,7 @@ import (
 // the testbench's bit order.
 var candidateBits = []func(id, d uint32) uint32{
 	hash.Mult0Fmix, hash.Mult0CRC, hash.Mult0Salt, hash.FmixXor, hash.CRC32Xor, hash.CRC32K, hash.MXA,
+	hash.FmixXor, // ibr_hashcand_fmix_xor2
 }
 
 // TestHashCandidatesMatchModel simulates the candidate modules on 4096

@@ -103,6 +103,26 @@ module ibr_hashcand_fmix_xor (
   assign h = ibr_hash_candidates_pkg::fmix32(id_q ^ k_q);
 endmodule
 
+// fmix-xor2: fmix-xor in two pipeline stages, a register after the first
+// constant multiplication (one multiplier per stage, as mxm2).
+module ibr_hashcand_fmix_xor2 (
+  input  wire logic        clk_i,
+  input  wire logic [31:0] id_i,
+  input  wire logic [31:0] k_i,
+  output      logic        bit_o
+);
+  logic [31:0] id_q, k_q, x, m_q, y, h;
+  always_ff @(posedge clk_i) begin
+    id_q  <= id_i;
+    k_q   <= k_i;
+    m_q   <= x * 32'h85EB_CA6B;
+    bit_o <= h[31];
+  end
+  assign x = (id_q ^ k_q) ^ {16'd0, id_q[31:16] ^ k_q[31:16]};
+  assign y = (m_q ^ {13'd0, m_q[31:13]}) * 32'hC2B2_AE35;
+  assign h = y ^ {16'd0, y[31:16]};
+endmodule
+
 // crc32-xor: bit0 of crc32(LE(id ^ d)).
 module ibr_hashcand_crc32_xor (
   input  wire logic        clk_i,
