@@ -114,6 +114,11 @@ func searchLoads() ([]*workload, error) {
 	return loads, nil
 }
 
+// shortName is a workload's name as a cell gives it: tree/numbering/flows.
+func shortName(w *workload) string {
+	return strings.NewReplacer(" numbering=", "/", " flows=", "/").Replace(w.name)
+}
+
 // senderOpt is the row label of a sender-drawn id (no id option applies).
 const senderOpt = "sender"
 
@@ -182,7 +187,7 @@ func runSearchRow(b *Battery, loads []*workload, c candidate, opt hash.IDOption,
 		}()
 	}
 	wg.Wait()
-	fails := make([]int, len(ks))
+	fails := make([][]string, len(ks))
 	worst := make([]decodeWindow, len(ks))
 	worstName := make([]string, len(ks))
 	for li, w := range loads {
@@ -191,7 +196,7 @@ func runSearchRow(b *Battery, loads []*workload, c candidate, opt hash.IDOption,
 		}
 		for i, d := range out[li].ds {
 			if out[li].fail[i] {
-				fails[i]++
+				fails[i] = append(fails[i], shortName(w))
 			}
 			if d.FP > worst[i].FP || worstName[i] == "" {
 				worst[i], worstName[i] = d, w.name+": "+w.linkName(int(d.FPLink))
@@ -200,8 +205,8 @@ func runSearchRow(b *Battery, loads []*workload, c candidate, opt hash.IDOption,
 	}
 	for i, k := range ks {
 		v := "PASS"
-		if fails[i] > 0 {
-			v = fmt.Sprintf("FAIL %d", fails[i])
+		if len(fails[i]) > 0 {
+			v = fmt.Sprintf("FAIL %d (%s)", len(fails[i]), strings.Join(fails[i], ", "))
 		}
 		row.cells = append(row.cells, fmt.Sprintf("2^%d %s %.3g%% %.3g", k, v, 100*worst[i].FP, worst[i].FPE2))
 	}
@@ -333,7 +338,7 @@ func recordSearchRows(path string, rows []searchRow) error {
 	sb.WriteString("# The decode search of candidate hashes (battery/candidate_search_test.go,\n" +
 		"# docs/hashes-and-generators.md \"Candidates\"): candidate, id option, link encoding,\n" +
 		"# reach (first workload / others, in bits); per window size the verdict (FAIL n: on n\n" +
-		"# of the 8 workloads), the largest zero-traffic false-positive rate and its E[z^2];\n" +
+		"# of the 8 workloads, named tree/numbering/flows), the largest zero-traffic false-positive rate and its E[z^2];\n" +
 		"# the worst link at the largest window. Rows at reach 14/14 are rerun by\n" +
 		"# TestCandidateSearchRecord; IBR_SEARCH=<names> IBR_SEARCH_RECORD=1 go test ./battery\n" +
 		"# -run TestCandidateSearch rewrites the rows it runs.\n")
