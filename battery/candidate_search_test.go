@@ -338,8 +338,8 @@ func recordSearchRows(path string, rows []searchRow) error {
 	sb.WriteString("# The decode search of candidate hashes (battery/candidate_search_test.go,\n" +
 		"# docs/hashes-and-generators.md \"Candidates\"): candidate, id option, link encoding,\n" +
 		"# reach (first workload / others, in bits); per window size the verdict (FAIL n: on n\n" +
-		"# of the 8 workloads, named tree/numbering/flows), the largest zero-traffic false-positive rate and its E[z^2];\n" +
-		"# the worst link at the largest window. Rows at reach 14/14 are rerun by\n" +
+		"# of the 8 workloads, named tree/numbering/flows), the largest zero-traffic\n" +
+		"# false-positive rate and its E[z^2]; the worst link at the largest window. Rows at reach 14/14 are rerun by\n" +
 		"# TestCandidateSearchRecord; IBR_SEARCH=<names> IBR_SEARCH_RECORD=1 go test ./battery\n" +
 		"# -run TestCandidateSearch rewrites the rows it runs.\n")
 	for _, k := range keys {
