@@ -339,9 +339,10 @@ func recordSearchRows(path string, rows []searchRow) error {
 		"# docs/hashes-and-generators.md \"Candidates\"): candidate, id option, link encoding,\n" +
 		"# reach (first workload / others, in bits); per window size the verdict (FAIL n: on n\n" +
 		"# of the 8 workloads, named tree/numbering/flows), the largest zero-traffic\n" +
-		"# false-positive rate and its E[z^2]; the worst link at the largest window. Rows at reach 14/14 are rerun by\n" +
-		"# TestCandidateSearchRecord; IBR_SEARCH=<names> IBR_SEARCH_RECORD=1 go test ./battery\n" +
-		"# -run TestCandidateSearch rewrites the rows it runs.\n")
+		"# false-positive rate and its E[z^2]; the worst link at the largest window.\n" +
+		"# TestCandidateSearchRecord reruns each candidate's first row at reach 14/14;\n" +
+		"# IBR_SEARCH=<names> IBR_SEARCH_RECORD=1 go test ./battery -run\n" +
+		"# 'TestCandidateSearch$' rewrites the rows it runs.\n")
 	for _, k := range keys {
 		sb.WriteString(lines[k] + "\n")
 	}
