@@ -31,14 +31,58 @@ func bitCandidate(name string, f func(id, d uint32) uint32) candidate {
 // moreCandidates are the other cheap families of docs/hashes-and-generators.md
 // ("Candidates"), each defined in hash/candidates_more.go.
 var moreCandidates = []candidate{
-	bitCandidate("mult0-fmix", hash.Mult0Fmix),
+	mult0FmixCandidate,
 	bitCandidate("mult0-crcid", hash.Mult0CRC),
 	bitCandidate("mult0-randk", hash.Mult0RandK),
 	bitCandidate("mult0-salt", hash.Mult0Salt),
-	bitCandidate("fmix-xor", hash.FmixXor),
+	fmixXorCandidate,
 	bitCandidate("crc32-xor", hash.CRC32Xor),
 	bitCandidate("crc32-k", hash.CRC32K),
 	bitCandidate("mxa", hash.MXA),
+}
+
+// mult0FmixCandidate is hash.Mult0Fmix with the scramble once per packet
+// and K = 1846571429*d per port, and fmixXorCandidate hash.FmixXor with K
+// per port: the same bits as their bitCandidate forms (held equal by
+// TestSpecializedCandidates), in loops the compiler sees whole.
+var mult0FmixCandidate = candidate{name: "mult0-fmix", pre: func(d uint32) uint32 { return hash.Mult0Const * d }, signs: func(id uint32, ks []uint32, sign []int64) {
+	x := hash.Fmix32(id)
+	for j, k := range ks {
+		sign[j] = 1 - 2*int64(k*x>>31)
+	}
+}}
+
+var fmixXorCandidate = candidate{name: "fmix-xor", pre: func(d uint32) uint32 { return hash.Mult0Const * d }, signs: func(id uint32, ks []uint32, sign []int64) {
+	for j, k := range ks {
+		sign[j] = 1 - 2*int64(hash.Fmix32(id^k)>>31)
+	}
+}}
+
+// TestSpecializedCandidates holds the specialized loops to the bit
+// functions: equal moments on Hmult0's workload, every id option, both
+// encodings.
+func TestSpecializedCandidates(t *testing.T) {
+	w, err := buildWorkload(decodeTopologies[0], "topo", 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		fast candidate
+		f    func(id, d uint32) uint32
+	}{{mult0FmixCandidate, hash.Mult0Fmix}, {fmixXorCandidate, hash.FmixXor}} {
+		for _, opt := range hash.IDOptions() {
+			for _, enc := range []hash.LinkEncoding{hash.LinkThesis, hash.LinkPacked} {
+				a, err := candidateMoments(p.fast, opt, enc, w, 10, 11, 1, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := candidateMoments(bitCandidate(p.fast.name, p.f), opt, enc, w, 10, 11, 1, 3)
+				if !slices.Equal(a.mu, b.mu) || !slices.Equal(a.ss, b.ss) {
+					t.Errorf("%s %s %s: the specialized loop differs from the bit function", p.fast.name, opt, enc)
+				}
+			}
+		}
+	}
 }
 
 // senderIDCandidates take no id from the packet's fields: the sender NIC
