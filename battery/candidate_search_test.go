@@ -69,7 +69,7 @@ func TestSpecializedCandidates(t *testing.T) {
 	for _, p := range []struct {
 		fast candidate
 		f    func(id, d uint32) uint32
-	}{{mult0FmixCandidate, hash.Mult0Fmix}, {fmixXorCandidate, hash.FmixXor}} {
+	}{{mult0FmixCandidate, hash.Mult0Fmix}, {fmixXorCandidate, hash.FmixXor}, {mult0Candidate, hash.New(hash.Mult0).Bit}} {
 		for _, opt := range hash.IDOptions() {
 			for _, enc := range []hash.LinkEncoding{hash.LinkThesis, hash.LinkPacked} {
 				a, err := candidateMoments(p.fast, opt, enc, w, 10, 11, 1, 3)
@@ -79,6 +79,12 @@ func TestSpecializedCandidates(t *testing.T) {
 				b, _ := candidateMoments(bitCandidate(p.fast.name, p.f), opt, enc, w, 10, 11, 1, 3)
 				if !slices.Equal(a.mu, b.mu) || !slices.Equal(a.ss, b.ss) {
 					t.Errorf("%s %s %s: the specialized loop differs from the bit function", p.fast.name, opt, enc)
+				}
+				// The sender-drawn ids: the same draws through either loop.
+				a, _ = candidateMoments(senderID("s", 7, p.fast), opt, enc, w, 10, 11, 1, 3)
+				b, _ = candidateMoments(senderID("s", 7, bitCandidate(p.fast.name, p.f)), opt, enc, w, 10, 11, 1, 3)
+				if !slices.Equal(a.mu, b.mu) || !slices.Equal(a.ss, b.ss) {
+					t.Errorf("%s %s %s: on sender-drawn ids the specialized loop differs from the bit function", p.fast.name, opt, enc)
 				}
 			}
 		}
@@ -91,17 +97,26 @@ func TestSpecializedCandidates(t *testing.T) {
 // reads it back; the switch hashes it with Hmult0 (or mxm). fresh gives the
 // candidate of one stream, its generator seeded from the stream's seed.
 var senderIDCandidates = map[string]func(seed uint64) candidate{
-	"sender-mult0": func(seed uint64) candidate { return senderID("sender-mult0", seed, hash.New(hash.Mult0).Bit) },
-	"sender-mxm":   func(seed uint64) candidate { return senderID("sender-mxm", seed, hash.MXM) },
+	"sender-mult0": func(seed uint64) candidate { return senderID("sender-mult0", seed, mult0Candidate) },
+	"sender-mxm":   func(seed uint64) candidate { return senderID("sender-mxm", seed, mxmCandidate) },
 }
 
-func senderID(name string, seed uint64, f func(id, d uint32) uint32) candidate {
+// senderID is candidate c hashing the sender's draws instead of the id.
+func senderID(name string, seed uint64, c candidate) candidate {
 	g := rng.NewIdeal(seed, 1)
-	c := bitCandidate(name, f)
 	signs := c.signs
+	c.name = name
 	c.signs = func(_ uint32, ks []uint32, sign []int64) { signs(g.Next(), ks, sign) }
 	return c
 }
+
+// mult0Candidate is Hmult0 with K = 1846571429*d per port, in a loop the
+// compiler sees whole (TestSpecializedCandidates).
+var mult0Candidate = candidate{name: "mult0", pre: func(d uint32) uint32 { return hash.Mult0Const * d }, signs: func(id uint32, ks []uint32, sign []int64) {
+	for j, k := range ks {
+		sign[j] = 1 - 2*int64(k*id>>31)
+	}
+}}
 
 // searchable returns every candidate the search knows by name (a sender-id
 // candidate with a generator of seed 0: fresh ones are made per stream).
