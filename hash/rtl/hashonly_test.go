@@ -74,29 +74,54 @@ func TestHashOnlySynthesis(t *testing.T) {
 	if names == "" {
 		t.Skip("IBR_HASH_SYNTH=<modules> runs the synthesis")
 	}
-	lib, err := cosim.OSU018.Load(t.TempDir())
+	// IBR_HASH_LIB=asap7 maps to ASAP7 instead of OSU 0.18 um.
+	cl := cosim.OSU018
+	if s := os.Getenv("IBR_HASH_LIB"); s != "" {
+		ls, err := cosim.SelectLibraries(s)
+		if err != nil || len(ls) != 1 {
+			t.Fatalf("IBR_HASH_LIB=%q: want one library's name", s)
+		}
+		cl = ls[0]
+	}
+	lib, err := cl.Load(t.TempDir())
 	if err != nil {
 		t.Skip(err)
 	}
-	src, _ := filepath.Abs("ibr_hashonly.sv")
+	// The candidates' modules (ibr_hash_candidates.sv) are named in full:
+	// IBR_HASH_SYNTH=mult0,ibr_hashcand_mxa.
+	var srcs []string
+	for _, f := range []string{"ibr_hashonly.sv", "ibr_hash_candidates.sv"} {
+		p, _ := filepath.Abs(f)
+		srcs = append(srcs, p)
+	}
 	// One script for every hash: cosim's full one (logic optimization, then
 	// delay mapping), or with IBR_HASH_ABC=light its light one (delay
 	// mapping alone, what cosim gives SipHash's stages).
-	abc := cosim.MappingScript(verilog.Config{Hash: hash.New(hash.Mult0)}, cosim.OSU018)
+	abc := cosim.MappingScript(verilog.Config{Hash: hash.New(hash.Mult0)}, cl)
 	if os.Getenv("IBR_HASH_ABC") == "light" {
-		abc = cosim.MappingScript(verilog.Config{Hash: hash.New(hash.SipHash)}, cosim.OSU018)
+		abc = cosim.MappingScript(verilog.Config{Hash: hash.New(hash.SipHash)}, cl)
 	}
 	for _, name := range strings.Split(names, ",") {
 		top := "ibr_hashonly_" + name
+		if strings.HasPrefix(name, "ibr_") {
+			top = name
+		}
 		dir := t.TempDir()
-		script := cosim.SynthesisScript([]string{src}, top, lib.Path, "", dir, abc)
+		constr := ""
+		if cl.Drive != "" { // the boundary cosim gives the library
+			constr = filepath.Join(dir, "abc.constr")
+			if err := os.WriteFile(constr, []byte(fmt.Sprintf("set_driving_cell %s\nset_load %g\n", cl.Drive, cl.LoadCap)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		script := cosim.SynthesisScript(srcs, top, lib.Path, constr, dir, abc)
 		out, err := exec.Command("yosys", "-q", "-p", script).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: yosys: %v\n%s", name, err, out)
 		}
 		area, cells := mappedArea(t, filepath.Join(dir, "cells.json"), lib)
-		crit := criticalPath(t, dir, filepath.Join(dir, "netlist.v"), top, lib)
-		t.Logf("SYNTH %s (%s script): %d cells, area %.0f um^2, critical path %.2f ns, fmax %.1f MHz", name, map[bool]string{true: "light", false: "full"}[os.Getenv("IBR_HASH_ABC") == "light"], cells, area, crit, 1000/crit)
+		crit := criticalPath(t, dir, filepath.Join(dir, "netlist.v"), top, lib, cl.UnitNS)
+		t.Logf("SYNTH %s %s (%s script): %d cells, area %.1f um^2, critical path %.3f ns, fmax %.1f MHz", name, cl.Name, map[bool]string{true: "light", false: "full"}[os.Getenv("IBR_HASH_ABC") == "light"], cells, area, crit, 1000/crit)
 	}
 }
 
@@ -133,9 +158,10 @@ func mappedArea(t *testing.T, path string, lib *cosim.Library) (float64, int) {
 
 // criticalPath times the netlist with OpenSTA as cosim.TimeNetlist does (a
 // 100 ns clock on clk_i, inputs and outputs at its edge) and returns the
-// register-to-register critical path in ns.
-func criticalPath(t *testing.T, dir, netlist, top string, lib *cosim.Library) float64 {
-	const period = 100.0
+// register-to-register critical path in ns (unitNS: the library's time
+// unit in ns).
+func criticalPath(t *testing.T, dir, netlist, top string, lib *cosim.Library, unitNS float64) float64 {
+	period := 100.0 / unitNS // in the library's time unit
 	script := fmt.Sprintf(`read_liberty %s
 read_verilog %s
 link_design %s
@@ -158,5 +184,5 @@ exit
 		t.Fatalf("sta reported no slack:\n%s", out)
 	}
 	slack, _ := strconv.ParseFloat(m[1], 64)
-	return period - slack
+	return (period - slack) * unitNS
 }
