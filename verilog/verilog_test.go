@@ -209,8 +209,8 @@ func TestPorts(t *testing.T) {
 // TestNames: every configuration has a distinct, valid module name.
 func TestNames(t *testing.T) {
 	seen := map[string]bool{}
-	if n := len(Matrix()); n != 88 {
-		t.Errorf("the matrix has %d configurations, want 8 hashes x (5 generators x 2 widths + sender) = 88", n)
+	if n := len(Matrix()); n != 99 {
+		t.Errorf("the matrix has %d configurations, want 9 hashes x (5 generators x 2 widths + sender) = 99", n)
 	}
 	for _, c := range allConfigs() {
 		if err := c.Validate(); err != nil {

@@ -23,7 +23,16 @@ import (
 	"ibreservoir/verilog"
 )
 
-// TestHashOnlyMatchesModel simulates the three modules on 4096 random and
+// stageRTL is the stage's RTL, whose hash datapaths the modules instantiate.
+const stageRTL = "../../verilog/rtl"
+
+// sources are the files of the hash-only modules: the stage's package and
+// hash, then ibr_hashonly.sv.
+func sources() []string {
+	return []string{filepath.Join(stageRTL, "ibr_pkg.sv"), filepath.Join(stageRTL, "ibr_hash.sv"), "ibr_hashonly.sv"}
+}
+
+// TestHashOnlyMatchesModel simulates the four modules on 4096 random and
 // edge inputs and requires the Go model's bits.
 func TestHashOnlyMatchesModel(t *testing.T) {
 	if _, err := exec.LookPath("iverilog"); err != nil {
@@ -45,12 +54,13 @@ func TestHashOnlyMatchesModel(t *testing.T) {
 			id, d = 1, 509
 		}
 		k := hash.Mult0Const * d
-		fmt.Fprintf(&b, "%08x %08x %08x %08x %08x %08x\n", id, k, d, m0.Bit(id, d), hash.MXM(id, d), sip.Bit(id, d))
+		fmt.Fprintf(&b, "%08x %08x %08x %08x %08x %08x\n", id, k, d, m0.Bit(id, d), hash.New(hash.MXM).Bit(id, d), sip.Bit(id, d))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "vectors.hex"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("iverilog", "-g2012", "-o", filepath.Join(dir, "tb"), "ibr_hashonly.sv", "ibr_hashonly_tb.sv").CombinedOutput()
+	args := append([]string{"-g2012", "-I", stageRTL, "-o", filepath.Join(dir, "tb")}, sources()...)
+	out, err := exec.Command("iverilog", append(args, "ibr_hashonly_tb.sv")...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("iverilog: %v\n%s", err, out)
 	}
@@ -78,7 +88,13 @@ func TestHashOnlySynthesis(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	src, _ := filepath.Abs("ibr_hashonly.sv")
+	// Yosys's read_verilog takes the include directory among the files.
+	inc, _ := filepath.Abs(stageRTL)
+	srcs := []string{"-I" + inc}
+	for _, f := range sources() {
+		p, _ := filepath.Abs(f)
+		srcs = append(srcs, p)
+	}
 	// One script for every hash: cosim's full one (logic optimization, then
 	// delay mapping), or with IBR_HASH_ABC=light its light one (delay
 	// mapping alone, what cosim gives SipHash's stages).
@@ -89,7 +105,7 @@ func TestHashOnlySynthesis(t *testing.T) {
 	for _, name := range strings.Split(names, ",") {
 		top := "ibr_hashonly_" + name
 		dir := t.TempDir()
-		script := cosim.SynthesisScript([]string{src}, top, lib.Path, "", dir, abc)
+		script := cosim.SynthesisScript(srcs, top, lib.Path, "", dir, abc)
 		out, err := exec.Command("yosys", "-q", "-p", script).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: yosys: %v\n%s", name, err, out)

@@ -139,7 +139,7 @@ module ibr_switch_stage #(
   localparam int MaxL     = 1 << CountBits;
 
   // Elaboration-time parameter checks.
-  if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashSiphash) begin : gen_bad_hash
+  if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashMxm) begin : gen_bad_hash
     `IBR_PARAM_ERROR("ibr_switch_stage: HashKind must be an ibr_pkg::hash_e")
   end
   if (GenKind < ibr_pkg::GenIdeal || GenKind > ibr_pkg::GenSender) begin : gen_bad_gen
