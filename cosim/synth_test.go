@@ -373,3 +373,60 @@ func TestFlipFlopFanoutBuffered(t *testing.T) {
 		t.Logf("%s in ASAP7: at most %d loads on a flip-flop output (%s)", stats[0].Config, n, ff)
 	}
 }
+
+// TestMergeSynthesis reads a page back with its critical paths, merges a run
+// of one configuration into it (the run's row replaces the page's, the rest
+// stay, in the matrix's order, and the page renders the same critical
+// paths), and refuses a run with other tools or a configuration outside
+// the matrix.
+func TestMergeSynthesis(t *testing.T) {
+	mk := func(cfg string, cells int) *SynthStats {
+		s := &SynthStats{Config: cfg, Hash: "mult0", Generator: "ideal", Field: "hop_count 3 bits", CountBits: 3, Cells: cells, FlipFlops: 456}
+		for i, l := range CellLibraries {
+			s.Mapped = append(s.Mapped, &CellStats{Library: l.Name, Cells: 6000 + i, FlipFlops: 456, AreaUM2: 1000 + float64(cells), NAND2Eq: 12485,
+				WidthBits: 64, LineRateGbps: 8.3, Timing: &Timing{CriticalNS: 1.25, LogicDepth: 40, FO4Depth: 78.1, FmaxMHz: 800}})
+		}
+		return s
+	}
+	tools := SynthTools{Yosys: "Yosys 0.23", STA: "OpenSTA 2.0.17"}
+	for _, l := range CellLibraries {
+		tools.Libs = append(tools.Libs, LibTools{Name: l.Name, Label: l.Label, File: l.Name + ".lib (sha256 01234567)", FO4NS: 0.05, TargetPS: l.TargetPS})
+	}
+	first := mk("mult0_ideal_c3", 5000)
+	ft := first.In(ASAP7.Name).Timing
+	ft.Start, ft.StartSrc, ft.End, ft.EndSrc = "u_gen/s1_q_reg", "ibr_gen_ideal.sv:69", "out_valid_o", ""
+	page := SynthesisMarkdown([]*SynthStats{first, mk("mult0_ideal_c4", 5100), mk("old_config", 1)}, tools)
+	rows, pageTools, err := ParseSynthesisMarkdown(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"mult0_ideal_c3", "mxm_ideal_c3", "mult0_ideal_c4"}
+	merged, err := MergeSynthesis([]*SynthStats{mk("mxm_ideal_c3", 7000), mk("mult0_ideal_c4", 5200)}, tools, rows, pageTools, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range merged {
+		names = append(names, fmt.Sprintf("%s:%d", s.Config, s.Cells))
+	}
+	if got := strings.Join(names, " "); got != "mult0_ideal_c3:5000 mxm_ideal_c3:7000 mult0_ideal_c4:5200" {
+		t.Errorf("merged rows %s", got)
+	}
+	want := "- `mult0_ideal_c3`: 1.250 ns, 40 cells, from a flip-flop of ibr_gen_ideal.sv:69 to port `out_valid_o`."
+	if out := string(SynthesisMarkdown(merged, tools)); !strings.Contains(out, want+"\n") {
+		t.Errorf("the merged page lost the critical path %q", want)
+	}
+	other := tools
+	other.Libs = slices.Clone(tools.Libs)
+	other.Libs[1].FO4NS = 0.06
+	for name, bad := range map[string]func() error{
+		"tools":  func() error { _, err := MergeSynthesis(nil, other, rows, pageTools, order); return err },
+		"matrix": func() error { _, err := MergeSynthesis([]*SynthStats{mk("x_c3", 1)}, tools, rows, pageTools, order); return err },
+	} {
+		if err := bad(); err == nil {
+			t.Errorf("%s: MergeSynthesis merged what it should refuse", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+}
