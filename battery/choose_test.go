@@ -90,6 +90,37 @@ func TestChooseTable(t *testing.T) {
 	}
 }
 
+// TestChooseTableNewerHash: a synthesized hash the record did not test (the
+// record predates it) is listed as not in the record, never chosen however
+// cheap, and named below the table; a hash the record tested without a part
+// for the configuration stays an error.
+func TestChooseTableNewerHash(t *testing.T) {
+	d := chooseRecord()
+	d.Config.Hashes = []string{"mult0", "siphash"}
+	synth := []SynthesisEntry{
+		{Name: "mult0_ideal_c3", Hash: "mult0", Generator: "ideal", CountBits: 3, Cells: ip(5860)},
+		{Name: "siphash_ideal_c3", Hash: "siphash", Generator: "ideal", CountBits: 3, Cells: ip(18855)},
+		{Name: "mxm_ideal_c3", Hash: "mxm", Generator: "ideal", CountBits: 3, Cells: ip(10)},
+	}
+	tab, err := ChooseTable(d, synth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| mxm | ideal | not in the record | not in the record | 10 | - |",
+		"mxm: not in the decode record, which tested mult0, siphash",
+		"| 2^12 | siphash with ideal (`siphash_ideal_c3`, 18855 cells): PASS |",
+	} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+	d.Config.Hashes = append(d.Config.Hashes, "mxm")
+	if _, err := ChooseTable(d, synth); err == nil {
+		t.Error("a hash the record tested, without its parts, was accepted")
+	}
+}
+
 // TestReadSynthesisRefuses: docs/synthesis.json reads whole, and each way
 // a file can mislead the choice (a negative area would be the cheapest, a
 // missing configuration changes the choice silently, a duplicate or a row
