@@ -78,12 +78,13 @@ package ibr_pkg;
 
   // mxm's datapath in its two halves, so that a pipeline can register between
   // them (docs/spec.md section 3): mxm_fold(h) = h ^ (h >> 16) of h = K*id, and
-  // mxm_mul(x) = x*MxmConst, whose bit 31 is H(id, d).
+  // mxm_mul(x) = x*MxmConst, whose bit 31 is H(id, d), written as the sum of the
+  // constant's canonical signed digits (11 shifted terms where its binary form has 19).
   function automatic logic [31:0] mxm_fold(input logic [31:0] h);
     mxm_fold = h ^ {16'd0, h[31:16]};
   endfunction
   function automatic logic [31:0] mxm_mul(input logic [31:0] x);
-    mxm_mul = x * MxmConst;
+    mxm_mul = x - (x << 4) - (x << 6) + (x << 9) - (x << 11) - (x << 15) - (x << 19) + (x << 22) - (x << 25) + (x << 29) + (x << 31);
   endfunction
 
   // The SipHash key of the model's default (hash.DefaultKey): k0, the key's first
