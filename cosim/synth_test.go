@@ -420,8 +420,11 @@ func TestMergeSynthesis(t *testing.T) {
 	other.Libs = slices.Clone(tools.Libs)
 	other.Libs[1].FO4NS = 0.06
 	for name, bad := range map[string]func() error{
-		"tools":  func() error { _, err := MergeSynthesis(nil, other, rows, pageTools, order); return err },
-		"matrix": func() error { _, err := MergeSynthesis([]*SynthStats{mk("x_c3", 1)}, tools, rows, pageTools, order); return err },
+		"tools": func() error { _, err := MergeSynthesis(nil, other, rows, pageTools, order); return err },
+		"matrix": func() error {
+			_, err := MergeSynthesis([]*SynthStats{mk("x_c3", 1)}, tools, rows, pageTools, order)
+			return err
+		},
 	} {
 		if err := bad(); err == nil {
 			t.Errorf("%s: MergeSynthesis merged what it should refuse", name)
