@@ -433,3 +433,54 @@ func TestMergeSynthesis(t *testing.T) {
 		}
 	}
 }
+
+// TestLightMapping synthesizes the configurations IBR_LIGHT_SYNTH names
+// (comma-separated, e.g. mxm_ideal_c3) in every library with SipHash's
+// script (SynthesizeLight) and logs their figures beside SipHash's row of
+// the same generator and hop field in docs/synthesis.md: the area and clock
+// ratios in the same library and script. It checks that the run's generic
+// synthesis is the page's (the same RTL).
+func TestLightMapping(t *testing.T) {
+	names := os.Getenv("IBR_LIGHT_SYNTH")
+	if names == "" {
+		t.Skip("IBR_LIGHT_SYNTH=<configurations> runs the synthesis")
+	}
+	testtool.Need(t, "yosys", "sta")
+	page, err := os.ReadFile("../docs/synthesis.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := ParseSynthesisMarkdown(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*SynthStats{}
+	for _, r := range rows {
+		byName[r.Config] = r
+	}
+	for _, name := range strings.Split(names, ",") {
+		i := slices.IndexFunc(verilog.Matrix(), func(c verilog.Config) bool { return c.Name() == name })
+		if i < 0 {
+			t.Fatalf("%s is not a configuration of the matrix", name)
+		}
+		c := verilog.Matrix()[i]
+		s, err := SynthesizeLight(context.Background(), t.TempDir(), c, CellLibraries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := byName[name]; r != nil && (r.Cells != s.Cells || r.FlipFlops != s.FlipFlops) {
+			t.Errorf("%s: %d Yosys cells and %d flip-flops, the page's row %d and %d: the page is of other RTL", name, s.Cells, s.FlipFlops, r.Cells, r.FlipFlops)
+		}
+		sip := byName["siphash"+strings.TrimPrefix(name, c.Hash.Kind.String())]
+		for _, l := range CellLibraries {
+			m := s.In(l.Name)
+			line := fmt.Sprintf("LIGHT %s %s: %d cells, %.1f um^2, %.3f ns, %.0f MHz", name, l.Name, m.Cells, m.AreaUM2, m.Timing.CriticalNS, m.Timing.FmaxMHz)
+			if sip != nil && sip.In(l.Name) != nil {
+				sm := sip.In(l.Name)
+				line += fmt.Sprintf("; %s: %.1f um^2, %.3f ns: area %.1f%%, clock %.2f times", sip.Config, sm.AreaUM2, sm.Timing.CriticalNS,
+					100*m.AreaUM2/sm.AreaUM2, sm.Timing.CriticalNS/m.Timing.CriticalNS)
+			}
+			t.Log(line)
+		}
+	}
+}
