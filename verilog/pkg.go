@@ -250,12 +250,11 @@ func Package() ([]byte, error) {
 
 	w("  // Hmult0's multiplier, a random 31-bit prime (thesis section 5.4).\n")
 	w("  localparam logic [31:0] Mult0Const = 32'd%d;\n\n", uint32(hash.Mult0Const))
-	w("  // mxm's second multiplier (hash.MXMConst): 2^32 over the golden ratio, odd.\n")
-	w("  localparam logic [31:0] MxmConst = %s;\n\n", hex32(hash.MXMConst))
 	w("  // mxm's datapath in its two halves, so that a pipeline can register between\n")
 	w("  // them (docs/spec.md section 3): mxm_fold(h) = h ^ (h >> 16) of h = K*id, and\n")
-	w("  // mxm_mul(x) = x*MxmConst, whose bit 31 is H(id, d), written as the sum of the\n")
-	w("  // constant's canonical signed digits (%d shifted terms where its binary form has %d).\n",
+	w("  // mxm_mul(x) = x*%s (hash.MXMConst, 2^32 over the golden ratio, odd), whose\n", hex32(hash.MXMConst))
+	w("  // bit 31 is H(id, d), written as the sum of the constant's canonical signed\n")
+	w("  // digits (%d shifted terms where its binary form has %d).\n",
 		len(csdDigits(hash.MXMConst)), bits.OnesCount32(hash.MXMConst))
 	w("  function automatic logic [31:0] mxm_fold(input logic [31:0] h);\n")
 	w("    mxm_fold = h ^ {16'd0, h[31:16]};\n  endfunction\n")

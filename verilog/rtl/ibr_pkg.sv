@@ -73,13 +73,11 @@ package ibr_pkg;
   // Hmult0's multiplier, a random 31-bit prime (thesis section 5.4).
   localparam logic [31:0] Mult0Const = 32'd1846571429;
 
-  // mxm's second multiplier (hash.MXMConst): 2^32 over the golden ratio, odd.
-  localparam logic [31:0] MxmConst = 32'h9e37_79b1;
-
   // mxm's datapath in its two halves, so that a pipeline can register between
   // them (docs/spec.md section 3): mxm_fold(h) = h ^ (h >> 16) of h = K*id, and
-  // mxm_mul(x) = x*MxmConst, whose bit 31 is H(id, d), written as the sum of the
-  // constant's canonical signed digits (11 shifted terms where its binary form has 19).
+  // mxm_mul(x) = x*32'h9e37_79b1 (hash.MXMConst, 2^32 over the golden ratio, odd), whose
+  // bit 31 is H(id, d), written as the sum of the constant's canonical signed
+  // digits (11 shifted terms where its binary form has 19).
   function automatic logic [31:0] mxm_fold(input logic [31:0] h);
     mxm_fold = h ^ {16'd0, h[31:16]};
   endfunction
