@@ -369,7 +369,15 @@ func KeepLibraries(run []*SynthStats, tools SynthTools, page []*SynthStats, page
 // FO4 delays or delay targets than the page's is refused: its rows would not
 // be like for like with the page's.
 func MergeSynthesis(run []*SynthStats, tools SynthTools, page []*SynthStats, pageTools SynthTools, order []string) ([]*SynthStats, error) {
-	if tools.String() != pageTools.String() || !slices.Equal(tools.Libs, pageTools.Libs) {
+	// The libraries as the page records them (FO4 to four decimals).
+	lines := func(t SynthTools) []string {
+		var ls []string
+		for _, l := range t.Libs {
+			ls = append(ls, l.line())
+		}
+		return ls
+	}
+	if tools.String() != pageTools.String() || !slices.Equal(lines(tools), lines(pageTools)) {
 		return nil, fmt.Errorf("the page was made with %s %v, not this run's %s %v: its rows would not be like for like with the run's; synthesize every configuration",
 			pageTools, pageTools.Libs, tools, tools.Libs)
 	}
