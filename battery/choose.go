@@ -252,7 +252,7 @@ func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 		b.WriteString("\n")
 	}
 	if len(unrecorded) > 0 {
-		fmt.Fprintf(&b, "\n%s: not in the decode record, which tested %s; a run of `ibreservoir stats --decode-record` measures every hash.\n",
+		fmt.Fprintf(&b, "\n%s: not in the decode record, which tested %s; a record made since (`stats --decode-record`) has every hash.\n",
 			strings.Join(unrecorded, ", "), strings.Join(d.Config.Hashes, ", "))
 	}
 	fmt.Fprintf(&b, "\n| window | cheapest configuration sound for decoding |\n|---|---|\n")

@@ -141,7 +141,7 @@ func TestReadSynthesisRefuses(t *testing.T) {
 		{"negative area", func(rs []map[string]any) []map[string]any { rs[3]["area_um2"] = -5.0; return rs }, "entry 4 (parity_lfsr_lut_b16_c4): area_um2 -5: a measured cost is above zero"},
 		{"negative cells", func(rs []map[string]any) []map[string]any { rs[0]["cells"] = -1; return rs }, "entry 1 (parity_ideal_c3): cells -1: a count is zero or more"},
 		{"missing configuration", func(rs []map[string]any) []map[string]any { return rs[1:] }, "no entry for 1 configurations of the RTL (parity_ideal_c3)"},
-		{"duplicate", func(rs []map[string]any) []map[string]any { return append(rs, rs[0]) }, "entries 1 and 89 are both parity_ideal_c3"},
+		{"duplicate", func(rs []map[string]any) []map[string]any { return append(rs, rs[0]) }, "entries 1 and 100 are both parity_ideal_c3"},
 		{"contradicting row", func(rs []map[string]any) []map[string]any { rs[0]["hash"] = "siphash"; return rs }, "entry 1: parity_ideal_c3 says hash siphash"},
 		{"width and sender draws", func(rs []map[string]any) []map[string]any { rs[0]["sender_l"] = 3; return rs }, "count_bits 3, sender_l 3: want one of them"},
 		{"unknown configuration", func(rs []map[string]any) []map[string]any { rs[0]["name"] = "parity_ideal_c9"; return rs }, "parity_ideal_c9 is no configuration of the RTL"},
