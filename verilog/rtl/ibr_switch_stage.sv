@@ -309,34 +309,32 @@ module ibr_switch_stage #(
   // hash_bit is the packet's hash in the cycle hash_take is high: the PSN
   // word's own cycle for every hash but mxm, whose two multipliers in series
   // would set the stage's clock. mxm takes a pipeline register between them
-  // (docs/rtl.md, "Hash"): ibr_pkg::mxm_fold(K*id) is latched with the PSN
-  // word, and mxm_mul of it gives the bit a cycle later.
-  logic hash_take;
+  // (docs/rtl.md, "Hash"): the product K*id is latched with the PSN word, and
+  // ibr_hash takes it as its id with K = 1 a cycle later (mxm_fold, mxm_mul).
+  logic [31:0] mxm_h_q;
+  logic        hash_take;
   if (HashKind == ibr_pkg::HashMxm) begin : gen_hash_mxm
-    logic [31:0] mxm_x_q, mxm_p;
-    logic        mxm_ok_q;
+    logic mxm_ok_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        mxm_x_q  <= '0;
+        mxm_h_q  <= '0;
         mxm_ok_q <= 1'b0;
       end else begin
         mxm_ok_q <= iw_fire && is_psn_in;
         if (iw_fire && is_psn_in) begin
-          mxm_x_q <= ibr_pkg::mxm_fold(id * k_q);
+          mxm_h_q <= id * k_q;
         end
       end
     end
-    assign mxm_p     = ibr_pkg::mxm_mul(mxm_x_q);
-    assign hash_bit  = mxm_p[31];
     assign hash_take = mxm_ok_q;
-    logic unused_mxm;
-    assign unused_mxm = ^{d_q, mxm_p[30:0]};
   end else begin : gen_hash_now
-    ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-      .id_i(id), .d_i(d_q), .k_i(k_q), .bit_o(hash_bit)
-    );
+    assign mxm_h_q   = '0;
     assign hash_take = iw_fire && is_psn_in;
   end
+  ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
+    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : id), .d_i(d_q),
+    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : k_q), .bit_o(hash_bit)
+  );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
   always_ff @(posedge clk_i or negedge rst_ni) begin
