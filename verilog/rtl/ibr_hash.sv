@@ -11,10 +11,9 @@
 //   double      bit31(id*d*d)          siphash bit0 SipHash-2-4(LE(id) || LE(d))
 // mxm has no such form: from Hmult0's K = 1846571429*d it is
 //   mxm         h = id*K; h ^= h >> 16; bit31(h*0x9E3779B1)
-// (ibr_pkg::mxm_fold and mxm_mul). Here both multipliers are in one cycle, as
-// every other hash is (hash/rtl's one-cycle module); the stage does not
-// instantiate this form but registers between the two halves
-// (ibr_switch_stage.sv, gen_hash_mxm).
+// (ibr_pkg::mxm_fold and mxm_mul), both multipliers in one cycle. The stage
+// registers the product K*id (ibr_switch_stage.sv, gen_hash_mxm) and gives it
+// here as id_i with k_i = 1 a cycle later, so that each cycle has one.
 //
 // Part of the ibr_stage library (docs/rtl.md); ibr_switch_stage.sv describes the whole.
 `include "ibr_defs.svh"
