@@ -77,8 +77,6 @@ func funcCandidate(h hash.Func) candidate {
 // mxmCandidate is hash.MXM with K = 1846571429*d held per port.
 var mxmCandidate = candidate{name: "mxm", pre: func(d uint32) uint32 { return hash.Mult0Const * d }, signs: func(id uint32, ks []uint32, sign []int64) {
 	for j, k := range ks {
-		h := k * id
-		h ^= h >> 16
-		sign[j] = 1 - 2*int64(h*hash.MXMConst>>31)
+		sign[j] = 1 - 2*int64(hash.MXMFromK(k, id))
 	}
 }}

@@ -34,7 +34,7 @@ func TestCandidateMomentsMatchModel(t *testing.T) {
 			// The specialized MXM loop against hash.MXM through Bit's path.
 			ref := candidate{pre: func(d uint32) uint32 { return d }, signs: func(id uint32, ks []uint32, sign []int64) {
 				for j, d := range ks {
-					sign[j] = 1 - 2*int64(hash.MXM(id, d))
+					sign[j] = 1 - 2*int64(hash.New(hash.MXM).Bit(id, d))
 				}
 			}}
 			a, _ := candidateMoments(mxmCandidate, opt, enc, w, 10, 11, 1, 3)

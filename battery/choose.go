@@ -120,7 +120,8 @@ const chooseLink = "thesis"
 // the cheapest configuration sound for decoding at each window size (by
 // standard-cell area where every candidate has one, else by cells). A
 // record of a quick or reduced run puts its warning (Config.SizeNote) above
-// the table.
+// the table. A synthesized hash the record did not test (one newer than the
+// record) is listed with its costs, never chosen, and named below the table.
 func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 	ks := d.Summary.Windows
 	hashVerdict := map[string][]WindowVerdict{} // hash|id -> per window
@@ -139,6 +140,7 @@ func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 		pass  []bool
 	}
 	var rows []row
+	var unrecorded []string // synthesized hashes the record did not test
 	hasArea, hasPath := false, false
 	for _, e := range synth {
 		b := e.CountBits
@@ -157,6 +159,21 @@ func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 			return "", fmt.Errorf("the decode record has no generator part for %s at b = %d (synthesized as %s)", e.Generator, b, e.Name)
 		}
 		r := row{e: e}
+		if !slices.Contains(d.Config.Hashes, e.Hash) {
+			// A hash newer than the record: listed with its costs, never
+			// chosen, and named below the table.
+			if !slices.Contains(unrecorded, e.Hash) {
+				unrecorded = append(unrecorded, e.Hash)
+			}
+			for range ks {
+				r.cells = append(r.cells, "not in the record")
+				r.pass = append(r.pass, false)
+			}
+			hasArea = hasArea || e.AreaUM2 != nil
+			hasPath = hasPath || e.CriticalPathNS != nil
+			rows = append(rows, r)
+			continue
+		}
 		for i := range ks {
 			var ids []string
 			measured := false
@@ -233,6 +250,10 @@ func ChooseTable(d *DecodeRecord, synth []SynthesisEntry) (string, error) {
 			fmt.Fprintf(&b, " %s |", floatOrDash(r.e.CriticalPathNS, 2))
 		}
 		b.WriteString("\n")
+	}
+	if len(unrecorded) > 0 {
+		fmt.Fprintf(&b, "\n%s: not in the decode record, which tested %s; a record made since (`stats --decode-record`) has every hash.\n",
+			strings.Join(unrecorded, ", "), strings.Join(d.Config.Hashes, ", "))
 	}
 	fmt.Fprintf(&b, "\n| window | cheapest configuration sound for decoding |\n|---|---|\n")
 	for i, k := range ks {

@@ -1221,7 +1221,7 @@ func (r *Report) writeDecodeText(w io.Writer) error {
 	fmt.Fprintf(w, "Combinations sound for decoding (hash part and generator part both pass), of %d: %s\n", ds.Combinations, strings.Join(sound, ", "))
 	unmeasured := ""
 	if r.Config.Size.DecodeSlowBits < r.Config.Size.DecodeMaxBits {
-		unmeasured = fmt.Sprintf("; \"-\": not measured (SipHash beyond 2^%d packets)", r.Config.Size.DecodeSlowBits)
+		unmeasured = fmt.Sprintf("; \"-\": not measured (SipHash and mxm beyond 2^%d packets)", r.Config.Size.DecodeSlowBits)
 	}
 	fmt.Fprintf(w, "Hash parts: every workload (%s; numberings %s with one flow, the first with %s flows) at each window size%s. Generator parts: %d packets through the stages, adaptive and single-path routing.\n",
 		strings.Join(r.Config.Decode.Topologies, ", "), strings.Join(r.Config.Decode.Numberings, ", "), joinInts(r.Config.Decode.Flows), unmeasured, r.Config.Size.DecodePackets)

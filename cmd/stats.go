@@ -97,7 +97,7 @@ the same report, byte for byte, as one unsharded run.`,
 		},
 	}
 	fs := c.Flags()
-	fs.StringSliceVar(&o.cfg.Hashes, "hashes", o.cfg.Hashes, "hashes to test (thesis section 5.4): parity, parity-xor, single, double, mult0, crc32, crc16, siphash; none for generators only")
+	fs.StringSliceVar(&o.cfg.Hashes, "hashes", o.cfg.Hashes, "hashes to test (thesis section 5.4 and mxm): "+strings.Join(cli.HashNames(), ", ")+"; none for generators only")
 	fs.StringSliceVar(&o.cfg.IDs, "ids", o.cfg.IDs, "packet-id options: psn, psn-odd, psn-slid, psn-destqp")
 	fs.StringSliceVar(&o.cfg.Links, "links", o.cfg.Links, "link encodings: thesis, wide, packed")
 	fs.StringSliceVar(&o.cfg.Generators, "generators", o.cfg.Generators, "generators to test (thesis section 5.9): "+rng.Syntax+"; none for hashes only")
@@ -115,7 +115,7 @@ the same report, byte for byte, as one unsharded run.`,
 	fs.StringSliceVar(&o.cfg.Decode.Topologies, "decode-topologies", o.cfg.Decode.Topologies, "the decode family's candidate sets: "+strings.Join(battery.DecodeTopologies(), ", "))
 	fs.StringSliceVar(&o.cfg.Decode.Numberings, "decode-numberings", o.cfg.Decode.Numberings, "the decode family's switch numberings: "+strings.Join(battery.DecodeNumberings(), ", "))
 	fs.IntSliceVar(&o.cfg.Decode.Flows, "decode-flows", o.cfg.Decode.Flows, "the decode family's flows per workload, 1..16")
-	cli.IntVar(fs, &o.slowBits, "decode-slow-bits", 0, battery.DefaultSize().DecodeMaxBits, "decode SipHash (which the kernels evaluate in full) on windows up to 2^N packets instead of the default's 2^18; at most the largest window, 2^22")
+	cli.IntVar(fs, &o.slowBits, "decode-slow-bits", 0, battery.DefaultSize().DecodeMaxBits, "decode SipHash and mxm (which the decode evaluates in full) on windows up to 2^N packets instead of the default's 2^18; at most the largest window, 2^22")
 	fs.StringVar(&o.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n) and write its partial result to --out")
 	fs.StringVar(&o.out, "out", "", "with --shard: the partial result file, for 'ibreservoir stats merge'")
 	bindStatsOutput(fs, o)

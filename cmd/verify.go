@@ -37,6 +37,7 @@ type verifyOptions struct {
 	Synth        bool
 	SynthTable   string
 	SynthReadme  string
+	SynthMerge   bool
 	SynthLib     string
 	Formal       bool
 	FormalDepth  int
@@ -70,10 +71,12 @@ predictive 7 nm-class library; --synth-lib chooses) and times it with OpenSTA
 (area, NAND2 equivalents, critical path, logic depth, FO4 depth, fmax, line
 rate, and every combinational input-to-output path); --synth-table writes the
 table (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme
-the README's summary. With --formal it checks, instead of co-simulating, the
-RTL's formal properties (docs/rtl.md) with yosys-smtbmc and z3 (k-induction)
-and ABC and CryptoMiniSat (bounded checks) on the configurations of --configs
-(default formal: the formal configurations; flags, all or names as for the
+the README's summary; --synth-merge keeps the page's rows of the
+configurations --configs leaves out, for a run of new or changed ones. With
+--formal it checks, instead of co-simulating, the RTL's formal properties
+(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and
+CryptoMiniSat (bounded checks) on the configurations of --configs (default
+formal: the formal configurations; flags, all or names as for the
 co-simulation), and says of each whether it is proved by k-induction or
 checked only to a bounded depth, and to which.
 
@@ -110,7 +113,8 @@ library and z3 come from scripts/setup.sh.`,
   ibreservoir verify --configs mult0_ideal_c3 --icarus none --random 200
   ibreservoir verify --configs flags --hash siphash --generator lfsr-lut/b16 --id psn-slid
   ibreservoir verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0% --gap 0%
-  ibreservoir verify --synth --synth-table docs/synthesis.md`,
+  ibreservoir verify --synth --synth-table docs/synthesis.md
+  ibreservoir verify --synth --configs mxm_ideal_c3,mxm_ideal_c4 --synth-table docs/synthesis.md --synth-merge`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := verifyOpts
@@ -145,6 +149,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.BoolVar(&o.Synth, "synth", false, "synthesize every configuration with Yosys, map it to the OSU 0.18 um cells and time it with OpenSTA")
 	fs.StringVar(&o.SynthTable, "synth-table", "", "with --synth, write the synthesis table as Markdown to this file (docs/synthesis.md) and as JSON beside it (.json)")
 	fs.StringVar(&o.SynthLib, "synth-lib", o.SynthLib, "with --synth, the libraries to map to: osu018 (OSU 0.18 um), asap7 (ASAP7, predictive 7 nm-class) or all; with one, --synth-table keeps the page's table of the other")
+	fs.BoolVar(&o.SynthMerge, "synth-merge", false, "with --synth-table, keep the page's rows of the configurations --configs leaves out (a run of some configurations then rewrites their rows alone); the page must have been made with the installed tools and libraries")
 	fs.StringVar(&o.SynthReadme, "synth-readme", "", "with --synth, rewrite the synthesis summary (one row per hash, one column per generator) between its markers in this Markdown file (README.md)")
 	fs.BoolVar(&o.Formal, "formal", false, "check the RTL's formal properties (a)-(g) with yosys-smtbmc, z3, ABC and CryptoMiniSat on the configurations of --configs (default: formal, the formal configurations) instead of co-simulating")
 	fs.StringVar(&o.FormalProps, "formal-props", "", "with --formal, the properties to check, comma-separated (a,b,c,d,e,f,g) or all (default all)")
@@ -234,7 +239,7 @@ func checkVerifyFlags(o verifyOptions) error {
 		return errors.New("--rtl and --top go together: the file list of the stage and its top module")
 	}
 	if o.RTL != "" {
-		if f := given("vectors", "synth", "synth-table", "synth-readme", "formal", "formal-depth", "formal-props"); f != "" {
+		if f := given("vectors", "synth", "synth-table", "synth-readme", "synth-merge", "formal", "formal-depth", "formal-props"); f != "" {
 			return fmt.Errorf("%s has no effect with --rtl, which co-simulates the user's stage", f)
 		}
 		if o.given["configs"] && (o.Configs == "all" || o.Configs == "none" || o.Configs == "subset" || strings.Contains(o.Configs, ",")) {
@@ -249,7 +254,7 @@ func checkVerifyFlags(o verifyOptions) error {
 		return nil
 	}
 	if o.Vectors != "" {
-		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "synth-lib", "formal", "formal-depth"); f != "" {
+		if f := given("configs", "icarus", "random", "icarus-random", "seed", "synth", "synth-table", "synth-readme", "synth-lib", "synth-merge", "formal", "formal-depth"); f != "" {
 			return fmt.Errorf("%s has no effect with --vectors, which co-simulates the given file on its own configuration", f)
 		}
 		return nil
@@ -270,7 +275,7 @@ func checkVerifyFlags(o verifyOptions) error {
 // with --formal, which checks the formal properties on the configurations of
 // --configs (default: formal, cosim.FormalConfigs) and co-simulates nothing.
 func checkFormalFlags(o verifyOptions, given func(...string) string) error {
-	if f := given("icarus", "icarus-random", "random", "seed", "lanes", "parts", "stall", "gap", "max-fail", "synth", "synth-table", "synth-readme"); f != "" {
+	if f := given("icarus", "icarus-random", "random", "seed", "lanes", "parts", "stall", "gap", "max-fail", "synth", "synth-table", "synth-readme", "synth-merge"); f != "" {
 		return fmt.Errorf("%s has no effect with --formal, which checks the formal properties and co-simulates nothing (run the co-simulation without --formal)", f)
 	}
 	if err := checkSynthFormalFlags(o); err != nil {
@@ -337,8 +342,8 @@ var (
 // flag combination that would have no effect or whose output could not be
 // written.
 func checkSynthFormalFlags(o verifyOptions) error {
-	if !o.Synth && (o.SynthTable != "" || o.SynthReadme != "" || o.given["synth-lib"]) {
-		return fmt.Errorf("--synth-table, --synth-readme and --synth-lib need --synth")
+	if !o.Synth && (o.SynthTable != "" || o.SynthReadme != "" || o.given["synth-lib"] || o.SynthMerge) {
+		return fmt.Errorf("--synth-table, --synth-readme, --synth-lib and --synth-merge need --synth")
 	}
 	if _, err := cosim.SelectLibraries(o.SynthLib); err != nil {
 		return fmt.Errorf("--synth-lib: %w", err)
@@ -357,6 +362,18 @@ func checkSynthFormalFlags(o verifyOptions) error {
 			if st, err := os.Stat(p); err == nil && st.IsDir() {
 				return fmt.Errorf("--synth-table %s: %s is a directory", o.SynthTable, p)
 			}
+		}
+	}
+	if o.SynthMerge {
+		if o.SynthTable == "" {
+			return fmt.Errorf("--synth-merge keeps rows of the page of --synth-table: give --synth-table")
+		}
+		page, err := os.ReadFile(o.SynthTable)
+		if err != nil {
+			return fmt.Errorf("--synth-merge: %w", err)
+		}
+		if _, _, err := cosim.ParseSynthesisMarkdown(page); err != nil {
+			return fmt.Errorf("--synth-merge: %s: %w", o.SynthTable, err)
 		}
 	}
 	if o.SynthReadme != "" {
@@ -607,7 +624,8 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 
 // writeSynthesis writes the synthesis table, its JSON and the README summary
 // that --synth-table and --synth-readme ask for, from the run's statistics
-// (and, for a run of one library, the existing table's rows of the others).
+// (and, for a run of one library, the existing table's rows of the others;
+// with --synth-merge, its rows of the configurations the run left out).
 func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, libs []*cosim.CellLibrary, rep *cosim.Report) error {
 	var stats []*cosim.SynthStats
 	for _, cr := range rep.Configs {
@@ -628,6 +646,23 @@ func writeSynthesis(ctx context.Context, w io.Writer, o verifyOptions, libs []*c
 			if stats, tools, err = cosim.KeepLibraries(stats, tools, rows, pageTools); err != nil {
 				return fmt.Errorf("--synth-table %s: %w", o.SynthTable, err)
 			}
+		}
+	}
+	if o.SynthMerge {
+		page, err := os.ReadFile(o.SynthTable)
+		if err != nil {
+			return fmt.Errorf("--synth-merge: %w", err)
+		}
+		rows, pageTools, err := cosim.ParseSynthesisMarkdown(page)
+		if err != nil {
+			return fmt.Errorf("--synth-merge: %s: %w", o.SynthTable, err)
+		}
+		var order []string
+		for _, c := range verilog.Matrix() {
+			order = append(order, c.Name())
+		}
+		if stats, err = cosim.MergeSynthesis(stats, tools, rows, pageTools, order); err != nil {
+			return fmt.Errorf("--synth-merge: %s: %w", o.SynthTable, err)
 		}
 	}
 	if o.SynthTable != "" {

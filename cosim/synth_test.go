@@ -373,3 +373,118 @@ func TestFlipFlopFanoutBuffered(t *testing.T) {
 		t.Logf("%s in ASAP7: at most %d loads on a flip-flop output (%s)", stats[0].Config, n, ff)
 	}
 }
+
+// TestMergeSynthesis reads a page back with its critical paths, merges a run
+// of one configuration into it (the run's row replaces the page's, the rest
+// stay, in the matrix's order, and the page renders the same critical
+// paths), and refuses a run with other tools or a configuration outside
+// the matrix.
+func TestMergeSynthesis(t *testing.T) {
+	mk := func(cfg string, cells int) *SynthStats {
+		s := &SynthStats{Config: cfg, Hash: "mult0", Generator: "ideal", Field: "hop_count 3 bits", CountBits: 3, Cells: cells, FlipFlops: 456}
+		for i, l := range CellLibraries {
+			s.Mapped = append(s.Mapped, &CellStats{Library: l.Name, Cells: 6000 + i, FlipFlops: 456, AreaUM2: 1000 + float64(cells), NAND2Eq: 12485,
+				WidthBits: 64, LineRateGbps: 8.3, Timing: &Timing{CriticalNS: 1.25, LogicDepth: 40, FO4Depth: 78.1, FmaxMHz: 800}})
+		}
+		return s
+	}
+	tools := SynthTools{Yosys: "Yosys 0.23", STA: "OpenSTA 2.0.17"}
+	for _, l := range CellLibraries {
+		tools.Libs = append(tools.Libs, LibTools{Name: l.Name, Label: l.Label, File: l.Name + ".lib (sha256 01234567)", FO4NS: 0.05, TargetPS: l.TargetPS})
+	}
+	first := mk("mult0_ideal_c3", 5000)
+	ft := first.In(ASAP7.Name).Timing
+	ft.Start, ft.StartSrc, ft.End, ft.EndSrc = "u_gen/s1_q_reg", "ibr_gen_ideal.sv:69", "out_valid_o", ""
+	page := SynthesisMarkdown([]*SynthStats{first, mk("mult0_ideal_c4", 5100), mk("old_config", 1)}, tools)
+	rows, pageTools, err := ParseSynthesisMarkdown(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"mult0_ideal_c3", "mxm_ideal_c3", "mult0_ideal_c4"}
+	// The run measures FO4 to more decimals than the page keeps.
+	precise := tools
+	precise.Libs = slices.Clone(tools.Libs)
+	precise.Libs[0].FO4NS = 0.0500001
+	merged, err := MergeSynthesis([]*SynthStats{mk("mxm_ideal_c3", 7000), mk("mult0_ideal_c4", 5200)}, precise, rows, pageTools, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range merged {
+		names = append(names, fmt.Sprintf("%s:%d", s.Config, s.Cells))
+	}
+	if got := strings.Join(names, " "); got != "mult0_ideal_c3:5000 mxm_ideal_c3:7000 mult0_ideal_c4:5200" {
+		t.Errorf("merged rows %s", got)
+	}
+	want := "- `mult0_ideal_c3`: 1.250 ns, 40 cells, from a flip-flop of ibr_gen_ideal.sv:69 to port `out_valid_o`."
+	if out := string(SynthesisMarkdown(merged, tools)); !strings.Contains(out, want+"\n") {
+		t.Errorf("the merged page lost the critical path %q", want)
+	}
+	other := tools
+	other.Libs = slices.Clone(tools.Libs)
+	other.Libs[1].FO4NS = 0.06
+	for name, bad := range map[string]func() error{
+		"tools": func() error { _, err := MergeSynthesis(nil, other, rows, pageTools, order); return err },
+		"matrix": func() error {
+			_, err := MergeSynthesis([]*SynthStats{mk("x_c3", 1)}, tools, rows, pageTools, order)
+			return err
+		},
+	} {
+		if err := bad(); err == nil {
+			t.Errorf("%s: MergeSynthesis merged what it should refuse", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestLightMapping synthesizes the configurations IBR_LIGHT_SYNTH names
+// (comma-separated, e.g. mxm_ideal_c3) in every library with SipHash's
+// script (SynthesizeLight) and logs their figures beside SipHash's row of
+// the same generator and hop field in docs/synthesis.md: the area and clock
+// ratios in the same library and script. It checks that the run's generic
+// synthesis is the page's (the same RTL).
+func TestLightMapping(t *testing.T) {
+	names := os.Getenv("IBR_LIGHT_SYNTH")
+	if names == "" {
+		t.Skip("IBR_LIGHT_SYNTH=<configurations> runs the synthesis")
+	}
+	testtool.Need(t, "yosys", "sta")
+	page, err := os.ReadFile("../docs/synthesis.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := ParseSynthesisMarkdown(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*SynthStats{}
+	for _, r := range rows {
+		byName[r.Config] = r
+	}
+	for _, name := range strings.Split(names, ",") {
+		i := slices.IndexFunc(verilog.Matrix(), func(c verilog.Config) bool { return c.Name() == name })
+		if i < 0 {
+			t.Fatalf("%s is not a configuration of the matrix", name)
+		}
+		c := verilog.Matrix()[i]
+		s, err := SynthesizeLight(context.Background(), t.TempDir(), c, CellLibraries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := byName[name]; r != nil && (r.Cells != s.Cells || r.FlipFlops != s.FlipFlops) {
+			t.Errorf("%s: %d Yosys cells and %d flip-flops, the page's row %d and %d: the page is of other RTL", name, s.Cells, s.FlipFlops, r.Cells, r.FlipFlops)
+		}
+		sip := byName["siphash"+strings.TrimPrefix(name, c.Hash.Kind.String())]
+		for _, l := range CellLibraries {
+			m := s.In(l.Name)
+			line := fmt.Sprintf("LIGHT %s %s: %d cells, %.1f um^2, %.3f ns, %.0f MHz", name, l.Name, m.Cells, m.AreaUM2, m.Timing.CriticalNS, m.Timing.FmaxMHz)
+			if sip != nil && sip.In(l.Name) != nil {
+				sm := sip.In(l.Name)
+				line += fmt.Sprintf("; %s: %.1f um^2, %.3f ns: area %.1f%%, clock %.2f times", sip.Config, sm.AreaUM2, sm.Timing.CriticalNS,
+					100*m.AreaUM2/sm.AreaUM2, sm.Timing.CriticalNS/m.Timing.CriticalNS)
+			}
+			t.Log(line)
+		}
+	}
+}

@@ -361,17 +361,75 @@ func KeepLibraries(run []*SynthStats, tools SynthTools, page []*SynthStats, page
 	return run, out, nil
 }
 
+// MergeSynthesis is the page of a run of some configurations: for each
+// configuration of order (the matrix), the run's row, else the page's,
+// which a run with the page's tools and libraries would have measured again
+// (the page's rows of configurations not in order are dropped, as a run of
+// the whole matrix would not have them). A run with other tools, libraries,
+// FO4 delays or delay targets than the page's is refused: its rows would not
+// be like for like with the page's.
+func MergeSynthesis(run []*SynthStats, tools SynthTools, page []*SynthStats, pageTools SynthTools, order []string) ([]*SynthStats, error) {
+	// The libraries as the page records them (FO4 to four decimals).
+	lines := func(t SynthTools) []string {
+		var ls []string
+		for _, l := range t.Libs {
+			ls = append(ls, l.line())
+		}
+		return ls
+	}
+	if tools.String() != pageTools.String() || !slices.Equal(lines(tools), lines(pageTools)) {
+		return nil, fmt.Errorf("the page was made with %s %v, not this run's %s %v: its rows would not be like for like with the run's; synthesize every configuration",
+			pageTools, pageTools.Libs, tools, tools.Libs)
+	}
+	rows := map[string]*SynthStats{}
+	for _, p := range page {
+		rows[p.Config] = p
+	}
+	for _, s := range run {
+		if !slices.Contains(order, s.Config) {
+			return nil, fmt.Errorf("configuration %s is not in the matrix the page holds", s.Config)
+		}
+		rows[s.Config] = s
+	}
+	var out []*SynthStats
+	for _, name := range order {
+		if s := rows[name]; s != nil {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// reCritical is a line of the page's critical paths (criticalPaths).
+var reCritical = regexp.MustCompile("^- `([a-z0-9_]+)`: [0-9.]+ ns, [0-9]+ cells, from (.+) to (.+)\\.$")
+
+// parsePathEnd inverts pathEnd: a port's name, or a flip-flop's RTL (which
+// stands for the flip-flop too; the page does not name the instance).
+func parsePathEnd(s string) (point, src string) {
+	if p, ok := strings.CutPrefix(s, "port `"); ok {
+		return strings.TrimSuffix(p, "`"), ""
+	}
+	src = strings.TrimPrefix(s, "a flip-flop of ")
+	return src, src
+}
+
 // ParseSynthesisMarkdown reads back the per-configuration rows of every
-// library's table and the tools of a page SynthesisMarkdown wrote, so that
-// the README's summary can be regenerated and checked without running the
-// tools again.
+// library's table, the critical paths' ends and the tools of a page
+// SynthesisMarkdown wrote, so that the README's summary can be regenerated
+// and checked, and a run of some configurations merged into the page,
+// without running the tools again.
 func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 	var stats []*SynthStats
 	byName := map[string]*SynthStats{}
 	var tools SynthTools
 	lib := ""
 	reTable := regexp.MustCompile("^## `([a-z0-9]+)`: ")
+	var critical [][]string
 	for i, line := range strings.Split(string(page), "\n") {
+		if m := reCritical.FindStringSubmatch(line); m != nil && lib == "" {
+			critical = append(critical, m)
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, "Tools: "); ok {
 			tools.Yosys, tools.STA, _ = strings.Cut(strings.TrimSuffix(rest, "."), "; ")
 			continue
@@ -440,6 +498,15 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 	}
 	if len(stats) == 0 {
 		return nil, tools, fmt.Errorf("no configuration rows")
+	}
+	for _, m := range critical {
+		s := byName[m[1]]
+		if s == nil || s.In(ASAP7.Name) == nil {
+			return nil, tools, fmt.Errorf("a critical path of %s, which has no %s row", m[1], ASAP7.Name)
+		}
+		t := s.In(ASAP7.Name).Timing
+		t.Start, t.StartSrc = parsePathEnd(m[2])
+		t.End, t.EndSrc = parsePathEnd(m[3])
 	}
 	if tools.Yosys == "" || tools.STA == "" {
 		return nil, tools, fmt.Errorf("no Tools: line")

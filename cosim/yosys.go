@@ -212,12 +212,23 @@ func SynthesisScript(srcs []string, top, lib, constr, dir, abc string) string {
 // minutes a configuration, delay mapping of the logic as Yosys left it
 // (LightMapping).
 func MappingScript(c verilog.Config, l *CellLibrary) string {
-	d := l.TargetPS
-	size := fmt.Sprintf("buffer,-p;upsize,-D,%d;dnsize,-D,%d;stime,-p", d, d)
 	if c.Hash.Kind == hash.SipHash {
-		return fmt.Sprintf("+strash;&get,-n;&nf,-D,%d;&put;", d) + size
+		return LightMappingScript(l)
 	}
-	return fmt.Sprintf("+strash;&get,-n;&fraig,-x;&put;scorr;dc2;strash;&get,-n;&dch,-f;&nf,-D,%d;&put;", d) + size
+	d := l.TargetPS
+	return fmt.Sprintf("+strash;&get,-n;&fraig,-x;&put;scorr;dc2;strash;&get,-n;&dch,-f;&nf,-D,%d;&put;", d) + sizing(d)
+}
+
+// LightMappingScript is SipHash's script (LightMapping): delay mapping of
+// the logic as Yosys left it, then the same sizing. Another configuration
+// mapped with it compares with SipHash's rows like for like.
+func LightMappingScript(l *CellLibrary) string {
+	return fmt.Sprintf("+strash;&get,-n;&nf,-D,%d;&put;", l.TargetPS) + sizing(l.TargetPS)
+}
+
+// sizing is the scripts' buffering and gate sizing toward d ps.
+func sizing(d int) string {
+	return fmt.Sprintf("buffer,-p;upsize,-D,%d;dnsize,-D,%d;stime,-p", d, d)
 }
 
 // LightMapping says, for docs/synthesis.md, which configurations
@@ -232,9 +243,20 @@ const LightMapping = "SipHash's configurations are mapped without ABC's logic op
 // is returned in Warnings (a clean run has none); an error is a run that
 // failed or was interrupted.
 func Synthesize(ctx context.Context, dir string, c verilog.Config, libs []*CellLibrary) (*SynthStats, error) {
+	return synthesize(ctx, dir, c, libs, false)
+}
+
+// SynthesizeLight is Synthesize with SipHash's script (LightMappingScript)
+// for every hash: a configuration's figures like for like with SipHash's
+// rows, which the page's script for other hashes is not.
+func SynthesizeLight(ctx context.Context, dir string, c verilog.Config, libs []*CellLibrary) (*SynthStats, error) {
+	return synthesize(ctx, dir, c, libs, true)
+}
+
+func synthesize(ctx context.Context, dir string, c verilog.Config, libs []*CellLibrary, light bool) (*SynthStats, error) {
 	var s *SynthStats
 	for _, l := range libs {
-		g, cs, err := synthesizeIn(ctx, dir, c, l)
+		g, cs, err := synthesizeIn(ctx, dir, c, l, light)
 		if err != nil {
 			return nil, err
 		}
@@ -259,8 +281,9 @@ func joinGeneric(s, g *SynthStats) (*SynthStats, error) {
 	return s, nil
 }
 
-// synthesizeIn runs Yosys on configuration c for library l in dir/<l.Name>.
-func synthesizeIn(ctx context.Context, dir string, c verilog.Config, l *CellLibrary) (*SynthStats, *CellStats, error) {
+// synthesizeIn runs Yosys on configuration c for library l in dir/<l.Name>,
+// with MappingScript, or with LightMappingScript when light is set.
+func synthesizeIn(ctx context.Context, dir string, c verilog.Config, l *CellLibrary, light bool) (*SynthStats, *CellStats, error) {
 	for _, tool := range []string{"yosys", "sta"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return nil, nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
@@ -287,7 +310,11 @@ func synthesizeIn(ctx context.Context, dir string, c verilog.Config, l *CellLibr
 		}
 	}
 	t0 := time.Now()
-	cmd := toolCommand(ctx, "yosys", "-q", "-p", SynthesisScript(srcs, c.Module(), lib.Path, constr, dir, MappingScript(c, l)))
+	abc := MappingScript(c, l)
+	if light {
+		abc = LightMappingScript(l)
+	}
+	cmd := toolCommand(ctx, "yosys", "-q", "-p", SynthesisScript(srcs, c.Module(), lib.Path, constr, dir, abc))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := interrupted(ctx, "yosys", cmd.Run()); err != nil {
@@ -409,7 +436,7 @@ func SynthesizeAll(ctx context.Context, dir string, cfgs []verilog.Config, libs 
 	var joinErr error
 	job := func(j int) (err error) {
 		i, k := j/len(libs), j%len(libs)
-		generic[j], mapped[j], err = synthesizeIn(ctx, filepath.Join(dir, cfgs[i].Name()), cfgs[i], libs[k])
+		generic[j], mapped[j], err = synthesizeIn(ctx, filepath.Join(dir, cfgs[i].Name()), cfgs[i], libs[k], false)
 		return err
 	}
 	done := func(j int) {

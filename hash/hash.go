@@ -14,11 +14,12 @@
 //	crc32       bit0 of CRC-32 (ICRC parameters) over the 4 bytes of id*d, little-endian
 //	crc16       bit0 of CRC-16 (VCRC parameters) over the 4 bytes of id*d, little-endian
 //	siphash     bit0 of SipHash-2-4 under a 128-bit key over LE(id) || LE(d)
+//	mxm         h = 1846571429*d*id; h ^= h>>16; bit31(h*0x9E3779B1)
 //
 // bit31(x) is x>>31; bit0 of a CRC is the least-significant bit of the CRC
 // value as the standard reflected algorithm returns it (after the final XOR).
 //
-// All but siphash are, with one argument fixed, the parity of a fixed mask of
+// All but siphash and mxm are, with one argument fixed, the parity of a fixed mask of
 // the bits of a quadratic polynomial in the other, plus a constant: see Form.
 // For the CRC candidates this is because a CRC of fixed-length input is affine
 // over GF(2) in the input bits, so bit0 of the CRC of the product id*d is the
@@ -50,12 +51,13 @@ const (
 	CRC32
 	CRC16
 	SipHash
+	MXM
 	numKinds
 )
 
 var kindNames = [numKinds]string{
 	Parity: "parity", ParityXor: "parity-xor", SingleMult: "single", DoubleMult: "double",
-	Mult0: "mult0", CRC32: "crc32", CRC16: "crc16", SipHash: "siphash",
+	Mult0: "mult0", CRC32: "crc32", CRC16: "crc16", SipHash: "siphash", MXM: "mxm",
 }
 
 func (k Kind) String() string {
@@ -140,6 +142,8 @@ func (f Func) Bit(id, d uint32) uint32 {
 		binary.LittleEndian.PutUint32(b[:4], id)
 		binary.LittleEndian.PutUint32(b[4:], d)
 		return uint32(siphash.Hash(f.k0, f.k1, b[:])) & 1
+	case MXM:
+		return mxm(Mult0Const*d, id)
 	}
 	panic(fmt.Sprintf("hash: unknown kind %d", f.Kind))
 }
@@ -181,7 +185,7 @@ var (
 )
 
 // FormD returns the shape of d -> H(id, d) for a fixed id, or false for
-// SipHash, which has none.
+// SipHash and mxm, which have none.
 func (f Func) FormD(id uint32) (Form, bool) {
 	switch f.Kind {
 	case Parity:
@@ -203,7 +207,7 @@ func (f Func) FormD(id uint32) (Form, bool) {
 }
 
 // FormID returns the shape of id -> H(id, d) for a fixed d, or false for
-// SipHash.
+// SipHash and mxm.
 func (f Func) FormID(d uint32) (Form, bool) {
 	switch f.Kind {
 	case Parity:

@@ -661,6 +661,19 @@ func MergeEstimates(tallies []*Tally, L int, p float64) []LinkEstimate {
 	return m.Estimates(L, p)
 }
 
+// weightedBitsReference is WeightedBits one (id, link) at a time with
+// hash.Func.Bit: the path for a hash with neither a Form nor the SipHash
+// kernel (mxm), and the oracle the kernels are tested against.
+func weightedBitsReference(h hash.Func, ds []uint32, weights []int64, ids []uint32, out []int64) {
+	for i, id := range ids {
+		var s int64
+		for j, d := range ds {
+			s += weights[j] * int64(h.Bit(id, d))
+		}
+		out[i] = s
+	}
+}
+
 // WeightedBits sets out[i] to the sum over j of weights[j]*H(ids[i], ds[j]):
 // with weights proportional to the probability that a packet's reservoir
 // holds link j (the routing's share of the link times the selection of its
@@ -702,7 +715,8 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 	// calls of batchSize (each |w| < 2^21).
 	f1, ok := h.FormID(1)
 	if !ok {
-		return fmt.Errorf("weighted bits: %s has no form over the id that the kernels take", h)
+		weightedBitsReference(h, ds, weights, ids, out) // mxm: no kernel takes it
+		return nil
 	}
 	mask := kernelMask(f1)
 	var recs []uint32

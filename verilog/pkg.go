@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"ibreservoir/hash"
@@ -81,6 +82,48 @@ func ReadyEnum(r ReadyPath) string        { return "ibr_pkg::" + enumName("Ready
 func sipKeyLiteral(key [16]byte) string   { return "128'h" + sipKeyHex(key) }
 func unqualified(enumConst string) string { return strings.TrimPrefix(enumConst, "ibr_pkg::") }
 func hex32(x uint32) string               { return fmt.Sprintf("32'h%04x_%04x", x>>16, x&0xFFFF) }
+
+// csdDigits returns the canonical signed-digit form of c: the digits
+// (shift i, sign +1 or -1) with c = sum of sign*2^i mod 2^32 and no two
+// nonzero digits adjacent, the fewest nonzero digits of any signed-digit form.
+func csdDigits(c uint32) [][2]int {
+	var ds [][2]int
+	n := uint64(c)
+	for i := 0; n != 0; i++ {
+		if n&1 != 0 {
+			r := 2 - int(n&3) // +1 when n = 1 mod 4, -1 when n = 3 mod 4
+			ds = append(ds, [2]int{i, r})
+			n = uint64(int64(n) - int64(r))
+		}
+		n >>= 1
+	}
+	return ds
+}
+
+// csdExpr is x*c mod 2^32 in SystemVerilog as the sum of c's signed digits'
+// shifts of x (digits at bit 32 and above drop out mod 2^32).
+func csdExpr(x string, c uint32) string {
+	var b strings.Builder
+	for k, d := range csdDigits(c) {
+		if d[0] >= 32 {
+			continue
+		}
+		switch {
+		case k == 0 && d[1] < 0:
+			b.WriteString("-")
+		case k > 0 && d[1] < 0:
+			b.WriteString(" - ")
+		case k > 0:
+			b.WriteString(" + ")
+		}
+		if d[0] == 0 {
+			b.WriteString(x)
+		} else {
+			fmt.Fprintf(&b, "(%s << %d)", x, d[0])
+		}
+	}
+	return b.String()
+}
 
 // enumDecl declares an enum type of the package, values 0..n-1.
 func enumDecl(name string, vals []string) string {
@@ -207,6 +250,16 @@ func Package() ([]byte, error) {
 
 	w("  // Hmult0's multiplier, a random 31-bit prime (thesis section 5.4).\n")
 	w("  localparam logic [31:0] Mult0Const = 32'd%d;\n\n", uint32(hash.Mult0Const))
+	w("  // mxm's datapath in its two halves, so that a pipeline can register between\n")
+	w("  // them (docs/spec.md section 3): mxm_fold(h) = h ^ (h >> 16) of h = K*id, and\n")
+	w("  // mxm_mul(x) = x*%s (hash.MXMConst, 2^32 over the golden ratio, odd), whose\n", hex32(hash.MXMConst))
+	w("  // bit 31 is H(id, d), written as the sum of the constant's canonical signed\n")
+	w("  // digits (%d shifted terms where its binary form has %d).\n",
+		len(csdDigits(hash.MXMConst)), bits.OnesCount32(hash.MXMConst))
+	w("  function automatic logic [31:0] mxm_fold(input logic [31:0] h);\n")
+	w("    mxm_fold = h ^ {16'd0, h[31:16]};\n  endfunction\n")
+	w("  function automatic logic [31:0] mxm_mul(input logic [31:0] x);\n")
+	w("    mxm_mul = %s;\n  endfunction\n\n", csdExpr("x", hash.MXMConst))
 	w("  // The SipHash key of the model's default (hash.DefaultKey): k0, the key's first\n")
 	w("  // eight bytes little-endian, in bits 63..0, k1 in bits 127..64.\n")
 	w("  localparam logic [127:0] DefaultSipKey = %s;\n\n", sipKeyLiteral(hash.DefaultKey))

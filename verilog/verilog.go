@@ -102,7 +102,7 @@ func Generators() []string {
 // and synthesis tables: every hash (hash.Kinds) x every generator kind
 // (Generators), with a 3- and a 4-bit hop count (sender draws: L=3), and the
 // defaults otherwise (packet id psn, thesis link encoding, pipeline depth 2,
-// registered ready): 88 configurations.
+// registered ready): 99 configurations.
 func Matrix() []Config {
 	var cs []Config
 	for _, k := range hash.Kinds() {

@@ -209,8 +209,8 @@ func TestPorts(t *testing.T) {
 // TestNames: every configuration has a distinct, valid module name.
 func TestNames(t *testing.T) {
 	seen := map[string]bool{}
-	if n := len(Matrix()); n != 88 {
-		t.Errorf("the matrix has %d configurations, want 8 hashes x (5 generators x 2 widths + sender) = 88", n)
+	if n := len(Matrix()); n != 99 {
+		t.Errorf("the matrix has %d configurations, want 9 hashes x (5 generators x 2 widths + sender) = 99", n)
 	}
 	for _, c := range allConfigs() {
 		if err := c.Validate(); err != nil {
@@ -543,4 +543,32 @@ func yosysConstants(t *testing.T, netlist []byte, want []string) []byte {
 		fmt.Fprintf(&b, "%s %s\n", strings.Join(f[:len(f)-1], " "), x)
 	}
 	return []byte(b.String())
+}
+
+// TestCSD: the signed digits ibr_pkg's mxm_mul sums give the constant back
+// mod 2^32, no two are adjacent (the canonical form), and they are fewer
+// than the constant's one bits; on random constants too.
+func TestCSD(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	cs := []uint32{hash.MXMConst, 0, 1, 3, 0xFFFFFFFF, 0x80000000, 0xAAAAAAAB}
+	for range 1000 {
+		cs = append(cs, r.Uint32())
+	}
+	for _, c := range cs {
+		var sum uint32
+		last := -2
+		for _, d := range csdDigits(c) {
+			sum += uint32(int64(d[1]) << d[0])
+			if d[0] == last+1 {
+				t.Fatalf("%#x: adjacent digits at %d and %d", c, last, d[0])
+			}
+			last = d[0]
+		}
+		if sum != c {
+			t.Fatalf("%#x: the digits sum to %#x", c, sum)
+		}
+	}
+	if n := len(csdDigits(hash.MXMConst)); n != 11 {
+		t.Errorf("mxm's constant has %d signed digits, want 11", n)
+	}
 }

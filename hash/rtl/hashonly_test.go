@@ -23,7 +23,16 @@ import (
 	"ibreservoir/verilog"
 )
 
-// TestHashOnlyMatchesModel simulates the three modules on 4096 random and
+// stageRTL is the stage's RTL, whose hash datapaths the modules instantiate.
+const stageRTL = "../../verilog/rtl"
+
+// sources are the files of the hash-only modules: the stage's package and
+// hash, then ibr_hashonly.sv.
+func sources() []string {
+	return []string{filepath.Join(stageRTL, "ibr_pkg.sv"), filepath.Join(stageRTL, "ibr_hash.sv"), "ibr_hashonly.sv"}
+}
+
+// TestHashOnlyMatchesModel simulates the four modules on 4096 random and
 // edge inputs and requires the Go model's bits.
 func TestHashOnlyMatchesModel(t *testing.T) {
 	if _, err := exec.LookPath("iverilog"); err != nil {
@@ -45,12 +54,13 @@ func TestHashOnlyMatchesModel(t *testing.T) {
 			id, d = 1, 509
 		}
 		k := hash.Mult0Const * d
-		fmt.Fprintf(&b, "%08x %08x %08x %08x %08x %08x\n", id, k, d, m0.Bit(id, d), hash.MXM(id, d), sip.Bit(id, d))
+		fmt.Fprintf(&b, "%08x %08x %08x %08x %08x %08x\n", id, k, d, m0.Bit(id, d), hash.New(hash.MXM).Bit(id, d), sip.Bit(id, d))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "vectors.hex"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("iverilog", "-g2012", "-o", filepath.Join(dir, "tb"), "ibr_hashonly.sv", "ibr_hashonly_tb.sv").CombinedOutput()
+	args := append([]string{"-g2012", "-I", stageRTL, "-o", filepath.Join(dir, "tb")}, sources()...)
+	out, err := exec.Command("iverilog", append(args, "ibr_hashonly_tb.sv")...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("iverilog: %v\n%s", err, out)
 	}
@@ -87,10 +97,12 @@ func TestHashOnlySynthesis(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	// The candidates' modules (ibr_hash_candidates.sv) are named in full:
+	// Yosys's read_verilog takes the include directory among the files; the
+	// candidates' modules (ibr_hash_candidates.sv) are named in full:
 	// IBR_HASH_SYNTH=mult0,ibr_hashcand_mxa.
-	var srcs []string
-	for _, f := range []string{"ibr_hashonly.sv", "ibr_hash_candidates.sv"} {
+	inc, _ := filepath.Abs(stageRTL)
+	srcs := []string{"-I" + inc}
+	for _, f := range append(sources(), "ibr_hash_candidates.sv") {
 		p, _ := filepath.Abs(f)
 		srcs = append(srcs, p)
 	}

@@ -9,6 +9,11 @@
 //   parity-xor  (id ^ d) & 1           crc32   bit0 CRC-32(LE(id*d))
 //   single      bit31(id*d)            crc16   bit0 CRC-16(LE(id*d))
 //   double      bit31(id*d*d)          siphash bit0 SipHash-2-4(LE(id) || LE(d))
+// mxm has no such form: from Hmult0's K = 1846571429*d it is
+//   mxm         h = id*K; h ^= h >> 16; bit31(h*0x9E3779B1)
+// (ibr_pkg::mxm_fold and mxm_mul), both multipliers in one cycle. The stage
+// registers the product K*id (ibr_switch_stage.sv, gen_hash_mxm) and gives it
+// here as id_i with k_i = 1 a cycle later, so that each cycle has one.
 //
 // Part of the ibr_stage library (docs/rtl.md); ibr_switch_stage.sv describes the whole.
 `include "ibr_defs.svh"
@@ -71,6 +76,12 @@ module ibr_hash #(
     assign bit_o = h[0];
     logic unused_hash_in;
     assign unused_hash_in = ^{k_i, h[63:1]};
+  end else if (HashKind == ibr_pkg::HashMxm) begin : gen_mxm
+    logic [31:0] p;  // synthesis keeps the logic of bit 31 alone
+    assign p = ibr_pkg::mxm_mul(ibr_pkg::mxm_fold(id_i * k_i));
+    assign bit_o = p[31];
+    logic unused_hash_in;
+    assign unused_hash_in = ^{d_i, p[30:0]};
   end else begin : gen_form
     localparam logic [31:0] Mask = (HashKind == ibr_pkg::HashParity) ? 32'h0000_0001 :
                                    (HashKind == ibr_pkg::HashCrc32)  ? ibr_pkg::Crc32Mask :

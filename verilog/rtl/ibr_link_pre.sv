@@ -29,10 +29,11 @@ module ibr_link_pre #(
     `IBR_PARAM_ERROR("ibr_link_pre: LinkEnc must be an ibr_pkg::link_e")
   end
 
-  // K of hash.Func.FormID: d*d for Hdouble, 1846571429*d for Hmult0, else d.
+  // K of hash.Func.FormID: d*d for Hdouble, 1846571429*d for Hmult0 (and for
+  // mxm, whose first multiplication is Hmult0's), else d.
   if (HashKind == ibr_pkg::HashDouble) begin : gen_k_double
     assign k_o = d_o * d_o;
-  end else if (HashKind == ibr_pkg::HashMult0) begin : gen_k_mult0
+  end else if (HashKind == ibr_pkg::HashMult0 || HashKind == ibr_pkg::HashMxm) begin : gen_k_mult0
     assign k_o = ibr_pkg::Mult0Const * d_o;
   end else begin : gen_k_d
     assign k_o = d_o;

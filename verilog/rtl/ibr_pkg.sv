@@ -27,7 +27,8 @@ package ibr_pkg;
     HashMult0 = 4,
     HashCrc32 = 5,
     HashCrc16 = 6,
-    HashSiphash = 7
+    HashSiphash = 7,
+    HashMxm = 8
   } hash_e;
 
   // The generator: package rng's kinds (thesis section 5.9); sender: the draws
@@ -71,6 +72,18 @@ package ibr_pkg;
 
   // Hmult0's multiplier, a random 31-bit prime (thesis section 5.4).
   localparam logic [31:0] Mult0Const = 32'd1846571429;
+
+  // mxm's datapath in its two halves, so that a pipeline can register between
+  // them (docs/spec.md section 3): mxm_fold(h) = h ^ (h >> 16) of h = K*id, and
+  // mxm_mul(x) = x*32'h9e37_79b1 (hash.MXMConst, 2^32 over the golden ratio, odd), whose
+  // bit 31 is H(id, d), written as the sum of the constant's canonical signed
+  // digits (11 shifted terms where its binary form has 19).
+  function automatic logic [31:0] mxm_fold(input logic [31:0] h);
+    mxm_fold = h ^ {16'd0, h[31:16]};
+  endfunction
+  function automatic logic [31:0] mxm_mul(input logic [31:0] x);
+    mxm_mul = x - (x << 4) - (x << 6) + (x << 9) - (x << 11) - (x << 15) - (x << 19) + (x << 22) - (x << 25) + (x << 29) + (x << 31);
+  endfunction
 
   // The SipHash key of the model's default (hash.DefaultKey): k0, the key's first
   // eight bytes little-endian, in bits 63..0, k1 in bits 127..64.

@@ -139,7 +139,7 @@ module ibr_switch_stage #(
   localparam int MaxL     = 1 << CountBits;
 
   // Elaboration-time parameter checks.
-  if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashSiphash) begin : gen_bad_hash
+  if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashMxm) begin : gen_bad_hash
     `IBR_PARAM_ERROR("ibr_switch_stage: HashKind must be an ibr_pkg::hash_e")
   end
   if (GenKind < ibr_pkg::GenIdeal || GenKind > ibr_pkg::GenSender) begin : gen_bad_gen
@@ -306,8 +306,34 @@ module ibr_switch_stage #(
     logic unused_id_fields;
     assign unused_id_fields = ^slid_q;
   end
+  // hash_bit is the packet's hash in the cycle hash_take is high: the PSN
+  // word's own cycle for every hash but mxm, whose two multipliers in series
+  // would set the stage's clock. mxm takes a pipeline register between them
+  // (docs/rtl.md, "Hash"): the product K*id is latched with the PSN word, and
+  // ibr_hash takes it as its id with K = 1 a cycle later (mxm_fold, mxm_mul).
+  logic [31:0] mxm_h_q;
+  logic        hash_take;
+  if (HashKind == ibr_pkg::HashMxm) begin : gen_hash_mxm
+    logic mxm_ok_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        mxm_h_q  <= '0;
+        mxm_ok_q <= 1'b0;
+      end else begin
+        mxm_ok_q <= iw_fire && is_psn_in;
+        if (iw_fire && is_psn_in) begin
+          mxm_h_q <= id * k_q;
+        end
+      end
+    end
+    assign hash_take = mxm_ok_q;
+  end else begin : gen_hash_now
+    assign mxm_h_q   = '0;
+    assign hash_take = iw_fire && is_psn_in;
+  end
   ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-    .id_i(id), .d_i(d_q), .k_i(k_q), .bit_o(hash_bit)
+    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : id), .d_i(d_q),
+    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : k_q), .bit_o(hash_bit)
   );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
@@ -333,7 +359,7 @@ module ibr_switch_stage #(
         dec_cong_q   <= sop_cong_q;
         draw_start_q <= !Sender;
       end
-      if (iw_fire && is_psn_in) begin
+      if (hash_take) begin
         hash_q    <= hash_bit;
         hash_ok_q <= 1'b1;
       end
