@@ -85,7 +85,7 @@ func TestVerifyFlags(t *testing.T) {
 		{func(o *verifyOptions) { o.Configs = "none" }, "nothing to verify"},
 		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalDepth = true, "none", 500 }, "--formal-depth 500"},
 		{func(o *verifyOptions) { o.FormalProps, o.given = "a", map[string]bool{"formal-props": true} }, "--formal-props needs --formal"},
-		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalProps = true, "none", "a,f" }, `no property "f"`},
+		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalProps = true, "none", "a,h" }, `no property "h"`},
 		{func(o *verifyOptions) { o.Formal, o.Configs, o.FormalProps = true, "none", "c,c" }, "c twice"},
 	} {
 		o := verifyOpts
