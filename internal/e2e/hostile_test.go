@@ -417,7 +417,7 @@ func hostileCases() []hostileCase {
 	synthEdit("a configuration missing", func(rs []map[string]any) []map[string]any { return rs[1:] },
 		`no entry for 1 configurations of the RTL \(parity_ideal_c3\): the cheapest would be chosen among the rest; synthesize every one \(verify --synth --synth-table\)`)
 	synthEdit("a duplicated row", func(rs []map[string]any) []map[string]any { return append(rs, rs[5]) },
-		`entries 6 and 89 are both parity_shiftreg_per_draw_c4: each configuration is synthesized once`)
+		`entries 6 and 100 are both parity_shiftreg_per_draw_c4: each configuration is synthesized once`)
 	synthEdit("a row contradicting its name", func(rs []map[string]any) []map[string]any { rs[0]["generator"] = "lfsr-lut/b16"; return rs },
 		`entry 1: parity_ideal_c3 says hash parity, generator lfsr-lut/b16, count_bits 3, sender_l 0, but parity_ideal_c3 is hash parity, generator ideal, count_bits 3, sender_l 0`)
 
