@@ -4,9 +4,7 @@ package rtl
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,20 +51,5 @@ func TestHashCandidatesMatchModel(t *testing.T) {
 			t.Fatalf("candidate %d is constant on the vectors: they check nothing", j)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "vectors.hex"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("iverilog", "-g2012", "-o", filepath.Join(dir, "tb"), "ibr_hash_candidates.sv", "ibr_hash_candidates_tb.sv").CombinedOutput()
-	if err != nil {
-		t.Fatalf("iverilog: %v\n%s", err, out)
-	}
-	cmd := exec.Command("vvp", filepath.Join(dir, "tb"))
-	cmd.Dir = dir
-	out, err = cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("vvp: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "CASES 4096 BAD 0") {
-		t.Fatalf("the RTL disagrees with the model:\n%s", out)
-	}
+	simulateVectors(t, dir, b.String(), "ibr_hash_candidates.sv", "ibr_hash_candidates_tb.sv")
 }

@@ -56,11 +56,19 @@ func TestHashOnlyMatchesModel(t *testing.T) {
 		k := hash.Mult0Const * d
 		fmt.Fprintf(&b, "%08x %08x %08x %08x %08x %08x\n", id, k, d, m0.Bit(id, d), hash.New(hash.MXM).Bit(id, d), sip.Bit(id, d))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "vectors.hex"), []byte(b.String()), 0o644); err != nil {
+	simulateVectors(t, dir, b.String(), append(sources(), "ibr_hashonly_tb.sv")...)
+}
+
+// simulateVectors writes hex as dir/vectors.hex, runs the Icarus bench built
+// from srcs (the stage library's directory on the include path) in dir, and
+// requires it to report all 4096 cases agreeing with the model.
+func simulateVectors(t *testing.T, dir, hex string, srcs ...string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "vectors.hex"), []byte(hex), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"-g2012", "-I", stageRTL, "-o", filepath.Join(dir, "tb")}, sources()...)
-	out, err := exec.Command("iverilog", append(args, "ibr_hashonly_tb.sv")...).CombinedOutput()
+	args := append([]string{"-g2012", "-I", stageRTL, "-o", filepath.Join(dir, "tb")}, srcs...)
+	out, err := exec.Command("iverilog", args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("iverilog: %v\n%s", err, out)
 	}
