@@ -3,7 +3,6 @@
 package cosim
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -66,19 +65,9 @@ func TestPlantedTrafficBugs(t *testing.T) {
 		t.Fatalf("the unchanged RTL: %d mismatches over %d of %d vectors", res.Mismatches, res.Vectors, len(set.Vectors))
 	}
 	for _, p := range trafficPlants {
-		planted := append([]verilog.File(nil), files...)
-		n := 0
-		for i, f := range planted {
-			if f.Name == p.file {
-				if k := bytes.Count(f.Data, []byte(p.old)); k != 1 {
-					t.Fatalf("%s: the line occurs %d times in %s, want once: %q", p.name, k, p.file, p.old)
-				}
-				planted[i].Data = bytes.Replace(f.Data, []byte(p.old), []byte(p.bug), 1)
-				n++
-			}
-		}
-		if n != 1 {
-			t.Fatalf("%s: no file %s", p.name, p.file)
+		planted, err := verilog.Patch(files, p.file, p.old, p.bug)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
 		}
 		res, err := runIcarusFiles(context.Background(), t.TempDir(), c, planted, hexFile, len(set.Vectors), 5)
 		switch {
@@ -118,18 +107,8 @@ func TestFormalCongPlant(t *testing.T) {
 		t.Fatal(err)
 	}
 	plant := trafficPlants[0]
-	n := 0
-	for i, f := range lib {
-		if f.Name == plant.file {
-			if k := bytes.Count(f.Data, []byte(plant.old)); k != 1 {
-				t.Fatalf("the line occurs %d times in %s, want once: %q", k, plant.file, plant.old)
-			}
-			lib[i].Data = bytes.Replace(f.Data, []byte(plant.old), []byte(plant.bug), 1)
-			n++
-		}
-	}
-	if n != 1 {
-		t.Fatalf("no file %s", plant.file)
+	if lib, err = verilog.Patch(lib, plant.file, plant.old, plant.bug); err != nil {
+		t.Fatal(err)
 	}
 	r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "cong-plant"), lib, testFormalConfig(p), p, testFormalOptions(p))
 	if err != nil {

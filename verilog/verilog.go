@@ -308,6 +308,29 @@ type File struct {
 	Data []byte
 }
 
+// Patch returns a copy of files in which the line old of the file named name
+// is replaced by new: how a test or a mutation plants a bug in the library.
+// old must occur exactly once in that file, and the file must be there.
+func Patch(files []File, name, old, new string) ([]File, error) {
+	out := make([]File, len(files))
+	found := false
+	for i, f := range files {
+		out[i] = File{Name: f.Name, Data: bytes.Clone(f.Data)}
+		if f.Name != name {
+			continue
+		}
+		found = true
+		if n := bytes.Count(f.Data, []byte(old)); n != 1 {
+			return nil, fmt.Errorf("%q occurs %d times in %s, want once", old, n, name)
+		}
+		out[i].Data = bytes.Replace(f.Data, []byte(old), []byte(new), 1)
+	}
+	if !found {
+		return nil, fmt.Errorf("the library has no %s", name)
+	}
+	return out, nil
+}
+
 // Library returns the ibr_stage library, the checked-in files of rtl/, in
 // compile order: ibr_pkg.sv, the modules leaf first, then ibr_defs.svh (which
 // every module includes) and the Verilator waivers ibr_stage.vlt. Each call

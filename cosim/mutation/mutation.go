@@ -13,7 +13,6 @@
 package mutation
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,23 +159,9 @@ func (m Mutation) ConfigOf() (verilog.Config, error) {
 // Apply returns a copy of files with the mutation applied: Old must occur
 // exactly once in File.
 func (m Mutation) Apply(files []verilog.File) ([]verilog.File, error) {
-	out := make([]verilog.File, len(files))
-	found := false
-	for i, f := range files {
-		out[i] = verilog.File{Name: f.Name, Data: bytes.Clone(f.Data)}
-		if f.Name != m.File {
-			continue
-		}
-		found = true
-		switch n := bytes.Count(f.Data, []byte(m.Old)); n {
-		case 1:
-			out[i].Data = bytes.Replace(f.Data, []byte(m.Old), []byte(m.New), 1)
-		default:
-			return nil, fmt.Errorf("mutation %s: %q occurs %d times in %s, want once (the RTL changed: update the mutation)", m.ID, m.Old, n, m.File)
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("mutation %s: the library has no %s", m.ID, m.File)
+	out, err := verilog.Patch(files, m.File, m.Old, m.New)
+	if err != nil {
+		return nil, fmt.Errorf("mutation %s: %w (the RTL changed: update the mutation)", m.ID, err)
 	}
 	return out, nil
 }
