@@ -46,9 +46,12 @@ module ibr_gen_ideal #(
   logic [65:0] ab;  // {A(l), Z(l)}
   logic accept, zero;
 
-  // xoshiro128** output and step.
-  logic [31:0] s1x5, t;
-  assign s1x5 = s1_q * 32'd5;
+  // xoshiro128** output and step. The output's first multiply, s1 * 5, is
+  // kept in a register beside the state (s1x5_q, written with s1_q in every
+  // cycle that writes it), so that the draw's path from the registers to the
+  // compares holds one adder (the * 9) instead of two.
+  logic [31:0] s1x5_q, s1x5, t;
+  assign s1x5 = s1x5_q;
   assign r    = {s1x5[24:0], s1x5[31:25]} * 32'd9;
   assign t    = {s1_q[22:0], 9'd0};
   logic [31:0] x2, x3;
@@ -69,18 +72,21 @@ module ibr_gen_ideal #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       {s3_q, s2_q, s1_q, s0_q} <= 128'd1;
+      s1x5_q <= '0;  // 5 * s1 of that state (s1 = 0)
       l_q    <= '0;
       busy_q <= 1'b0;
       done_q <= 1'b0;
       zero_q <= 1'b0;
     end else if (load_i) begin
       {s3_q, s2_q, s1_q, s0_q} <= state_i;
+      s1x5_q <= state_i[63:32] * 32'd5;
       busy_q <= 1'b0;
       done_q <= 1'b0;
     end else begin
       done_q <= 1'b0;
       if (try) begin
         {s0_q, s1_q, s2_q, s3_q} <= {s0_d, s1_d, s2_d, s3_d};
+        s1x5_q <= s1_d * 32'd5;
         l_q <= l_sel;
         if (accept) begin
           busy_q <= 1'b0;
@@ -128,6 +134,8 @@ module ibr_gen_ideal #(
           else $fatal(1, "ibr_gen_ideal: l=%0d outside 1..%0d", l_i, MaxL);
       end
       assert (state_o != '0) else $fatal(1, "ibr_gen_ideal: all-zero state (xoshiro's fixed point)");
+      assert (s1x5_q == s1_q * 32'd5)
+        else $fatal(1, "ibr_gen_ideal: s1x5_q %h is not 5 * s1 %h", s1x5_q, s1_q);
     end
   end
 `endif
