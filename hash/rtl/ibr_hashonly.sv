@@ -78,4 +78,100 @@ module ibr_hashonly_siphash (
   ibr_hashonly #(.HashKind(ibr_pkg::HashSiphash)) u (.*);
 endmodule
 
+// sip<L>: ibr_siphash, SipHash's rounds pipelined over L cycles
+// (verilog/rtl/ibr_siphash.sv), between the same input registers; its bit is
+// registered inside (sip1: all eight rounds in one cycle, as siphash).
+module ibr_hashonly_sippipe #(
+  parameter int Latency = 1
+) (
+  input  wire logic        clk_i,
+  input  wire logic        rst_ni,
+  input  wire logic        valid_i,
+  input  wire logic [31:0] id_i,
+  input  wire logic [31:0] k_i,  // d
+  output      logic        valid_o,
+  output      logic        bit_o
+);
+  logic [31:0] id_q, d_q;
+  logic        valid_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= 1'b0;
+    end else begin
+      valid_q <= valid_i;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    id_q <= id_i;
+    d_q  <= k_i;
+  end
+  ibr_siphash #(.Latency(Latency)) u_sip (
+    .clk_i, .rst_ni, .valid_i(valid_q), .id_i(id_q), .d_i(d_q), .valid_o, .bit_o
+  );
+endmodule
+
+module ibr_hashonly_sip1 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(1)) u (.*);
+endmodule
+
+module ibr_hashonly_sip2 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(2)) u (.*);
+endmodule
+
+module ibr_hashonly_sip3 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(3)) u (.*);
+endmodule
+
+module ibr_hashonly_sip4 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(4)) u (.*);
+endmodule
+
+module ibr_hashonly_sip5 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(5)) u (.*);
+endmodule
+
+module ibr_hashonly_sip6 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(6)) u (.*);
+endmodule
+
+module ibr_hashonly_sip7 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(7)) u (.*);
+endmodule
+
+module ibr_hashonly_sip8 (
+  input  wire logic clk_i, rst_ni, valid_i,
+  input  wire logic [31:0] id_i, k_i,
+  output      logic valid_o, bit_o
+);
+  ibr_hashonly_sippipe #(.Latency(8)) u (.*);
+endmodule
+
 `default_nettype wire

@@ -7,9 +7,11 @@
 // input every cycle. Latency L in 1..8 registers the bit L cycles after
 // valid_i: cycle j (0..L-1) does rounds 8j/L up to 8(j+1)/L (L = 1: all
 // eight, as the stage's hash register takes ibr_hash's SipHash today; 2:
-// four; 4: two; 8: one). Latency 0 is combinational (valid_o = valid_i). A
-// stage's registers load only when its input is valid. hash/rtl's bench
-// checks every latency against package hash (docs/rtl.md, "Hash").
+// four; 4: two; 8, the default: one, the only latency whose longest stage
+// fits a 1 GHz cycle in ASAP7). Latency 0 is combinational (valid_o =
+// valid_i). A stage's registers load only when its input is valid.
+// hash/rtl's bench checks every latency against package hash, and times
+// each (docs/rtl.md, "Hash").
 //
 // Part of the ibr_stage library (docs/rtl.md); ibr_switch_stage.sv describes the whole.
 `include "ibr_defs.svh"
@@ -18,7 +20,7 @@
 module ibr_siphash #(
   // Key: k0 (key bytes 0..7, little-endian) in bits 63..0, k1 in 127..64.
   parameter logic [127:0] SipKey  = ibr_pkg::DefaultSipKey,
-  parameter int           Latency = 0  // cycles from valid_i to valid_o, 0..8
+  parameter int           Latency = 8  // cycles from valid_i to valid_o, 0..8
 ) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
