@@ -3,7 +3,9 @@
 // Package rtl holds hash-only RTL of candidate hashes (ibr_hashonly.sv),
 // checked against the Go model in Icarus Verilog and synthesized like for
 // like: the same Yosys flow and ABC script (cosim's, the full one, for every
-// hash, SipHash included) and OpenSTA against the OSU 0.18 um library.
+// hash, SipHash included) and OpenSTA against the OSU 0.18 um library (or
+// ASAP7). It also checks and times the stage library's pipelined SipHash,
+// ibr_siphash (siphash_pipe_test.go), at every latency.
 package rtl
 
 import (
