@@ -14,6 +14,8 @@
 // (ibr_pkg::mxm_fold and mxm_mul), both multipliers in one cycle. The stage
 // registers the product K*id (ibr_switch_stage.sv, gen_hash_mxm) and gives it
 // here as id_i with k_i = 1 a cycle later, so that each cycle has one.
+// SipHash is ibr_siphash (ibr_siphash.sv) at Latency 0, the rounds in one
+// cycle; at Latency 1..8 that module pipelines them.
 //
 // Part of the ibr_stage library (docs/rtl.md); ibr_switch_stage.sv describes the whole.
 `include "ibr_defs.svh"
@@ -34,48 +36,13 @@ module ibr_hash #(
     logic unused_hash_in;
     assign unused_hash_in = ^{id_i[31:1], d_i[31:1], k_i};
   end else if (HashKind == ibr_pkg::HashSiphash) begin : gen_siphash
-    // SipHash-2-4 (Aumasson and Bernstein) of the 8-byte message LE(id) || LE(d):
-    // one message block m = {d, id}, then the final block holding the length.
-    function automatic logic [255:0] sip_round(input logic [255:0] v);
-      logic [63:0] v0, v1, v2, v3;
-      {v3, v2, v1, v0} = v;
-      v0 = v0 + v1; v1 = {v1[50:0], v1[63:51]}; v1 = v1 ^ v0; v0 = {v0[31:0], v0[63:32]};
-      v2 = v2 + v3; v3 = {v3[47:0], v3[63:48]}; v3 = v3 ^ v2;
-      v0 = v0 + v3; v3 = {v3[42:0], v3[63:43]}; v3 = v3 ^ v0;
-      v2 = v2 + v1; v1 = {v1[46:0], v1[63:47]}; v1 = v1 ^ v2; v2 = {v2[31:0], v2[63:32]};
-      sip_round = {v3, v2, v1, v0};
-    endfunction
-
-    // One compression: v3 ^= m, two rounds, v0 ^= m.
-    function automatic logic [255:0] sip_compress(input logic [255:0] v, input logic [63:0] m);
-      logic [255:0] x;
-      x = v;
-      x[255:192] = x[255:192] ^ m;
-      x = sip_round(sip_round(x));
-      x[63:0] = x[63:0] ^ m;
-      sip_compress = x;
-    endfunction
-    // Finalization: v2 ^= 0xff, four rounds, v0 ^ v1 ^ v2 ^ v3.
-    function automatic logic [63:0] sip_finish(input logic [255:0] v);
-      logic [255:0] x;
-      x = v;
-      x[191:128] = x[191:128] ^ 64'hff;
-      x = sip_round(sip_round(sip_round(sip_round(x))));
-      sip_finish = x[63:0] ^ x[127:64] ^ x[191:128] ^ x[255:192];
-    endfunction
-
-    logic [63:0] k0, k1, m, h;
-    logic [255:0] v_init;
-    assign k0 = SipKey[63:0];
-    assign k1 = SipKey[127:64];
-    assign m  = {d_i, id_i};
-    assign v_init = {k1 ^ 64'h7465646279746573, k0 ^ 64'h6c7967656e657261,
-                     k1 ^ 64'h646f72616e646f6d, k0 ^ 64'h736f6d6570736575};
-    // The message is one 8-byte block, then the final block holding its length.
-    assign h = sip_finish(sip_compress(sip_compress(v_init, m), {8'd8, 56'd0}));
-    assign bit_o = h[0];
+    // SipHash-2-4 in one cycle: ibr_siphash's rounds without registers.
+    logic sip_valid;
+    ibr_siphash #(.SipKey(SipKey), .Latency(0)) u_siphash (
+      .clk_i(1'b0), .rst_ni(1'b1), .valid_i(1'b1), .id_i, .d_i, .valid_o(sip_valid), .bit_o
+    );
     logic unused_hash_in;
-    assign unused_hash_in = ^{k_i, h[63:1]};
+    assign unused_hash_in = ^{k_i, sip_valid};
   end else if (HashKind == ibr_pkg::HashMxm) begin : gen_mxm
     logic [31:0] p;  // synthesis keeps the logic of bit 31 alone
     assign p = ibr_pkg::mxm_mul(ibr_pkg::mxm_fold(id_i * k_i));

@@ -6,6 +6,7 @@ ibr_pkg.sv
 ibr_crc16_bytes.sv
 ibr_crc16_bytes_lemma.sv
 ibr_link_pre.sv
+ibr_siphash.sv
 ibr_hash.sv
 ibr_hash_lemma.sv
 ibr_gen_ideal.sv
