@@ -8,6 +8,7 @@ ibr_crc16_bytes_lemma.sv
 ibr_link_pre.sv
 ibr_hash.sv
 ibr_hash_lemma.sv
+ibr_crc16_bytes_end.sv
 ibr_gen_ideal.sv
 ibr_gen_lfsr_lut.sv
 ibr_gen_shiftreg.sv
