@@ -127,7 +127,7 @@ var Mutations = []Mutation{
 	{"shiftreg-inverted", KindGenerator, "the shift register's draw inverted (zero on a 1)", "ibr_gen_shiftreg.sv",
 		"assign zero = !outs[l_i];", "assign zero = outs[l_i];", "mult0_shiftreg_per_draw_c3"},
 	{"hash-k-is-d", KindHash, "the hash multiplies the id by d, not by the port's K", stage,
-		".k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : k_q), .bit_o(hash_bit)", ".k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : d_q), .bit_o(hash_bit)", def},
+		".k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)", ".k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_d), .bit_o(hash_bit)", def},
 	{"slid-low-bits", KindHash, "the id XORs SLID into bits 15..0, not 31..16", stage,
 		"assign id = {8'd0, psn} ^ {slid, 16'd0};", "assign id = {8'd0, psn} ^ {16'd0, slid};", "mult0_ideal_c3_psn_slid_wide"},
 	{"link-port-shift", KindHash, "the thesis link encoding shifts the port by 8, not 9", "ibr_link_pre.sv",

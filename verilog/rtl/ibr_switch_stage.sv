@@ -213,6 +213,10 @@ module ibr_switch_stage #(
   logic [DataW-1:0]  iw_beat;
   logic [63:0]       iw_data;  // the beat's lanes 0-7 (the LRH in the sop beat)
   logic [EmptyW-1:0] iw_empty;
+  // The port configuration as of the beat's handshake (a write with it
+  // applies): at DataW > 64 the PSN may share the sop beat, with which the
+  // next packet's cfg_we_i may already come while this one waits.
+  logic [31:0]       iw_d, iw_k;
 
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_skid
     // A one-word skid buffer: in_ready_o is "the buffer is empty", a register.
@@ -228,6 +232,9 @@ module ibr_switch_stage #(
     assign iw_eop     = skid_v_q ? skid_eop_q   : in_eop_i;
     assign iw_empty   = skid_v_q ? skid_empty_q : in_empty_i;
     assign iw_cong    = skid_v_q ? skid_cong_q  : cong_i;
+    logic [31:0] skid_d_q, skid_k_q;
+    assign iw_d = skid_v_q ? skid_d_q : (cfg_we_i ? d_pre : d_q);
+    assign iw_k = skid_v_q ? skid_k_q : (cfg_we_i ? k_pre : k_q);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         skid_v_q     <= 1'b0;
@@ -251,6 +258,8 @@ module ibr_switch_stage #(
     always_ff @(posedge clk_i) begin
       if (!skid_v_q && in_valid_i && !accept[0]) begin
         skid_data_q <= in_data_i;
+        skid_d_q    <= cfg_we_i ? d_pre : d_q;
+        skid_k_q    <= cfg_we_i ? k_pre : k_q;
       end
     end
   end else begin : gen_comb_ready
@@ -262,6 +271,8 @@ module ibr_switch_stage #(
     assign iw_eop     = in_eop_i;
     assign iw_empty   = in_empty_i;
     assign iw_cong    = cong_i;
+    assign iw_d       = cfg_we_i ? d_pre : d_q;
+    assign iw_k       = cfg_we_i ? k_pre : k_q;
   end
   assign iw_fire = iw_valid && accept[0];
   assign iw_data = iw_beat[DataW-1 -: 64];
@@ -394,11 +405,11 @@ module ibr_switch_stage #(
   // written with that beat (cfg_we_i) must apply to it; nor does any path
   // then run from the beat's lanes into the hash. (One cycle of the decision's
   // latency; the telemetry beat still reaches the head no earlier.)
-  logic [31:0] hash_id;
+  logic [31:0] hash_id, hash_d, hash_k;  // with the configuration the PSN beat was taken with
   logic        psn_take;
   if (Wide) begin : gen_id_reg
     logic id_ok_q;
-    logic [31:0] id_q;
+    logic [31:0] id_q, id_d_q, id_k_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         id_ok_q <= 1'b0;
@@ -408,14 +419,22 @@ module ibr_switch_stage #(
     end
     always_ff @(posedge clk_i) begin
       if (iw_fire && is_psn_in) begin
-        id_q <= id;  // data, no reset
+        id_q   <= id;  // data, no reset
+        id_d_q <= iw_d;
+        id_k_q <= iw_k;
       end
     end
     assign hash_id  = id_q;
+    assign hash_d   = id_d_q;
+    assign hash_k   = id_k_q;
     assign psn_take = id_ok_q;
   end else begin : gen_id_now
     assign hash_id  = id;
+    assign hash_d   = d_q;
+    assign hash_k   = k_q;
     assign psn_take = iw_fire && is_psn_in;
+    logic unused_iw_cfg;
+    assign unused_iw_cfg = ^{iw_d, iw_k};
   end
   logic [31:0] mxm_h_q;
   logic        hash_take;
@@ -428,7 +447,7 @@ module ibr_switch_stage #(
       end else begin
         mxm_ok_q <= psn_take;
         if (psn_take) begin
-          mxm_h_q <= hash_id * k_q;
+          mxm_h_q <= hash_id * hash_k;
         end
       end
     end
@@ -438,8 +457,8 @@ module ibr_switch_stage #(
     assign hash_take = psn_take;
   end
   ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(d_q),
-    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : k_q), .bit_o(hash_bit)
+    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
+    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
   );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
