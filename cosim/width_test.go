@@ -76,7 +76,7 @@ func TestWidth(t *testing.T) {
 // read, so the build's -Wall lint passes and the bug, not the lint, fails.)
 var widthPlants = []struct {
 	name, file, old, bug string
-	cfg, width         int
+	cfg, width           int
 }{
 	{"the PSN of a local packet read one lane late at 512 bits", "ibr_switch_stage.sv",
 		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,", 0, 512},
@@ -106,7 +106,7 @@ func TestWidthPlanted(t *testing.T) {
 	testtool.Need(t, "verilator")
 	type plant struct {
 		name, file, old, bug string
-		cfg, width         int
+		cfg, width           int
 	}
 	var plants []plant
 	for _, p := range widthPlants {
