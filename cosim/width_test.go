@@ -93,8 +93,8 @@ var widthPlants = []struct {
 	{"a beat waiting in the skid buffer given the configuration current when it leaves it", "ibr_switch_stage.sv",
 		"assign iw_k = skid_v_q ? skid_k_q : (cfg_we_i ? k_pre : k_q);", "assign iw_k = (cfg_we_i ? k_pre : k_q) | (skid_k_q & 32'd0);", 3, 512},
 	{"the VCRC ingress check of a 128-bit eop beat compared with the wrong lanes", "ibr_crc16_bytes_end.sv",
-		"got_o = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};",
-		"got_o = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128},
+		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};",
+		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128},
 }
 
 // TestWidthPlanted plants each of widthPlants, and a wrong rewind matrix for

@@ -48,24 +48,21 @@ module ibr_crc16_bytes_end #(
   ibr_crc16_bytes #(.NBytes(NB)) u_crc (.crc_i(crc_i), .data_i(data_i & keep), .crc_o(full));
 
   // The step rewound by m = 4(k+1) zero bytes, for each k; j chooses.
-  logic [NS-1:0][15:0] rew;
+  logic [16*NS-1:0] rew;  // slot k in bits 16k+15..16k
   for (genvar k = 0; k < NS; k++) begin : gen_rewind
     localparam logic [255:0] R = ibr_pkg::vcrc_rewind(4 * (k + 1));
     for (genvar i = 0; i < 16; i++) begin : gen_bit
-      assign rew[k][i] = ^(full & R[16*i +: 16]);
+      assign rew[16*k+i] = ^(full & R[16*i +: 16]);
     end
   end
-  assign crc_o = eop_i ? rew[j] : full;
+  assign crc_o = eop_i ? rew[16*j +: 16] : full;
 
   // The VCRC: lanes NB-4j-4 (first) and NB-4j-3.
-  always_comb begin
-    got_o = '0;
-    for (int k = 0; k < NS; k++) begin
-      if (int'(j) == k) begin
-        got_o = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};
-      end
-    end
+  logic [16*NS-1:0] got;
+  for (genvar k = 0; k < NS; k++) begin : gen_got
+    assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};
   end
+  assign got_o = got[16*j +: 16];
 endmodule
 
 `default_nettype wire

@@ -738,10 +738,10 @@ module ibr_switch_stage #(
   end else begin : gen_egress_wide
     // BTH byte 4 in lane 12 (LNH=2) or 52 (LNH=3) modulo the beat's bytes.
     localparam int Tel2 = (8 + 4) % NB, Tel3 = (48 + 4) % NB;
-    always_comb begin
-      edited = head_data;
-      if (head_tel && !head_glob) edited[DataW-1-8*Tel2 -: 8] = byte4_new;
-      if (head_tel && head_glob)  edited[DataW-1-8*Tel3 -: 8] = byte4_new;
+    for (genvar k = 0; k < NB; k++) begin : gen_edit_lane
+      localparam bit At2 = k == Tel2, At3 = k == Tel3;
+      assign edited[DataW-1-8*k -: 8] = head_tel && (At2 && !head_glob || At3 && head_glob) ?
+                                        byte4_new : head_data[DataW-1-8*k -: 8];
     end
     logic [15:0] crc_end, got_unused;
     ibr_crc16_bytes_end #(.DataW(DataW)) u_crc (
