@@ -381,6 +381,16 @@ func TestParameterChecks(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "PipeDepth must be 2..4") {
 		t.Errorf("Icarus: PipeDepth 5 was not refused at time 0: %v\n%s", err, out)
 	}
+	// A beat width the stage does not take (the ports keep 64 bits: the
+	// width check, not a port mismatch, must stop it).
+	bad := strings.Replace(top, "ibr_switch_stage #(.PipeDepth(5))", "ibr_switch_stage #(.DataW(96))", 1)
+	if err := os.WriteFile(filepath.Join(dir, "bad_top.sv"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command("verilator", append([]string{"--lint-only", "-Wno-WIDTH", "-I" + dir, "--top-module", "bad_top"}, srcs...)...).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "DataW must be 64, 128, 256 or 512") {
+		t.Errorf("Verilator: DataW 96 was not refused at elaboration: %v\n%s", err, out)
+	}
 }
 
 // TestWrapperParameters: wrappers pass enum names for every kind, never bare
@@ -397,6 +407,7 @@ func TestWrapperParameters(t *testing.T) {
 		{func(c *Config) { c.Generator, c.ID, c.Link = "shiftreg/free/5:8", hash.IDPSNDestQP, hash.LinkPacked },
 			[]string{".GenKind(ibr_pkg::GenShiftreg)", ".ShiftClock(ibr_pkg::ClockFree)", ".ShiftP(5)", ".ShiftQ(8)",
 				".IdOpt(ibr_pkg::IdPsnDestqp)", ".LinkEnc(ibr_pkg::LinkPacked)"}},
+		{func(c *Config) { c.Width = 512 }, []string{".DataW(512)"}},
 		{func(c *Config) { c.Generator, c.CountBits, c.SenderL, c.Ready = "sender", 0, 2, ReadyComb },
 			[]string{".GenKind(ibr_pkg::GenSender)", ".SenderL(2)", ".ReadyPath(ibr_pkg::ReadyComb)"}},
 	} {
