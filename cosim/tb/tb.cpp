@@ -4,7 +4,8 @@
 //
 // It reads a binary switch-stage vector file (format in vectors/format.go and
 // docs/rtl.md; its offsets and flags in ibr_vectors.h, generated from
-// vectors/format.go), streams each input packet into ibr_cosim_top as 64-bit words,
+// vectors/format.go), streams each input packet into ibr_cosim_top in beats of BEAT
+// bytes (the stage's DataW/8; one packet per beat, the last beat padded: empty),
 // and compares every byte of every output packet, every per-packet status bit
 // and the generator state after every draw with the vector. Inputs change away
 // from the sampling edge (with the falling edge), as in Verilator's
