@@ -44,13 +44,14 @@ type verifyOptions struct {
 	FormalProps  string
 	Vectors      string
 	RTL, Top     string // a user's stage: its file list and top module
+	Width        int    // beat width in bits (--width)
 	Flags        rtlFlags
 	given        map[string]bool // the flags set on the command line
 }
 
 var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: cosim.DefaultVerify.Seed,
 	Random: cosim.DefaultVerify.Random, IcarusRandom: cosim.DefaultVerify.IcarusRandom, Lanes: cosim.DefaultVerify.Lanes, Parts: cosim.DefaultVerify.Parts,
-	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, SynthLib: "all", FormalDepth: cosim.DefaultFormal.Depth, Flags: defaultRTLFlags()}
+	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, SynthLib: "all", FormalDepth: cosim.DefaultFormal.Depth, Width: verilog.DefaultWidth, Flags: defaultRTLFlags()}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
@@ -111,6 +112,7 @@ chosen mode is an error. Verilator, Icarus Verilog, Yosys, OpenSTA, the OSU
 library and z3 come from scripts/setup.sh.`,
 	Example: `  ibreservoir verify
   ibreservoir verify --configs mult0_ideal_c3 --icarus none --random 200
+  ibreservoir verify --configs mult0_ideal_c3 --width 512 --random 200
   ibreservoir verify --configs flags --hash siphash --generator lfsr-lut/b16 --id psn-slid
   ibreservoir verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0% --gap 0%
   ibreservoir verify --synth --synth-table docs/synthesis.md
@@ -158,6 +160,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.RTL, "rtl", "", "co-simulate a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
 	fs.StringVar(&o.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &o.Flags)
+	bindWidthFlag(fs, &o.Width)
 }
 
 // pickConfigs resolves a --configs or --icarus list.
@@ -237,6 +240,24 @@ func checkVerifyFlags(o verifyOptions) error {
 	}
 	if (o.RTL == "") != (o.Top == "") {
 		return errors.New("--rtl and --top go together: the file list of the stage and its top module")
+	}
+	if o.Width == 0 {
+		o.Width = verilog.DefaultWidth
+	}
+	if err := verilog.CheckWidth(o.Width); err != nil {
+		return fmt.Errorf("--width: %w", err)
+	}
+	if o.Width != verilog.DefaultWidth {
+		// Wide beats run in the Verilator co-simulation and synthesis; the
+		// other benches are written for 64-bit beats.
+		if f := given("rtl", "vectors", "formal"); f != "" {
+			return fmt.Errorf("--width %d with %s: %s runs %d-bit beats only; co-simulate or synthesize (--synth) %d-bit beats without it",
+				o.Width, f, f, verilog.DefaultWidth, o.Width)
+		}
+		if o.given["icarus"] && o.Icarus != "none" {
+			return fmt.Errorf("--width %d with --icarus %s: the Icarus Verilog bench streams %d-bit beats only; give --icarus none (the default at other widths)",
+				o.Width, o.Icarus, verilog.DefaultWidth)
+		}
 	}
 	if o.RTL != "" {
 		if f := given("vectors", "synth", "synth-table", "synth-readme", "synth-merge", "formal", "formal-depth", "formal-props"); f != "" {
@@ -442,9 +463,17 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if o.Configs == "flags" {
 		pool = cfgs
 	}
-	icarus, err := pickConfigs(o.Icarus, o.Flags, cfgs)
+	icarusSpec := o.Icarus
+	if o.Width != verilog.DefaultWidth && o.Width != 0 {
+		icarusSpec = "none" // the Icarus bench streams 64-bit beats (checkVerifyFlags)
+		fmt.Fprintf(w, "verify: %d-bit beats; the Icarus Verilog bench (64-bit beats) does not run\n", o.Width)
+	}
+	icarus, err := pickConfigs(icarusSpec, o.Flags, cfgs)
 	if err != nil {
 		return fmt.Errorf("--icarus: %w", err)
+	}
+	if o.Width != 0 {
+		cfgs, icarus = withWidth(cfgs, o.Width), withWidth(icarus, o.Width)
 	}
 	var synth []verilog.Config
 	if o.Synth {

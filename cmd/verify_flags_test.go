@@ -40,6 +40,12 @@ func TestVerifyFlagErrors(t *testing.T) {
 		{[]string{"--vectors", "x/stage.bin", "--configs", "all"}, "--configs has no effect with --vectors"},
 		{[]string{"--vectors", "x/stage.bin", "--synth"}, "--synth has no effect with --vectors"},
 		{[]string{"--vectors", "x/stage.bin"}, "manifest.json"},
+		{[]string{"--width", "100"}, "beat width 100 bits: want one of 64, 128, 256, 512"},
+		{[]string{"--width", "wide"}, `"wide" is not a number of bits`},
+		{[]string{"--width", "512", "--formal"}, "--width 512 with --formal"},
+		{[]string{"--width", "256", "--icarus", "subset"}, "--width 256 with --icarus subset"},
+		{[]string{"--width", "128", "--vectors", "x/stage.bin"}, "--width 128 with --vectors"},
+		{[]string{"--width", "512", "--rtl", "x.f", "--top", "t"}, "--width 512 with --rtl"},
 	} {
 		o := verifyOptions{Configs: "all", Icarus: "subset", Work: t.TempDir(), Seed: vectors.DefaultSeed,
 			Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, Flags: defaultRTLFlags()}

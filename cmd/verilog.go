@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,13 +60,54 @@ func (f rtlFlags) config() (verilog.Config, error) {
 	return c, nil
 }
 
+// widthValue is the --width flag: a beat width the stage takes
+// (verilog.Widths), refused when the flag is parsed, before any work.
+type widthValue struct{ p *int }
+
+func (v widthValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+func (v widthValue) Type() string { return "bits" }
+func (v widthValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a number of bits", s)
+	}
+	if err := verilog.CheckWidth(n); err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
+}
+
+// bindWidthFlag binds --width, the stage's beat width (its DataW).
+func bindWidthFlag(fs *pflag.FlagSet, p *int) {
+	*p = verilog.DefaultWidth
+	fs.Var(widthValue{p}, "width", fmt.Sprintf("beat width in bits (the stage's DataW): %s; a packet is cut into beats of width/8 bytes, one packet per beat",
+		strings.Trim(fmt.Sprint(verilog.Widths()), "[]")))
+}
+
+// withWidth returns cfgs with their beat width set to w.
+func withWidth(cfgs []verilog.Config, w int) []verilog.Config {
+	out := make([]verilog.Config, len(cfgs))
+	for i, c := range cfgs {
+		c.Width = w
+		out[i] = c
+	}
+	return out
+}
+
 type verilogOptions struct {
 	Out   string
 	All   bool
+	Width int
 	Flags rtlFlags
 }
 
-var verilogOpts = verilogOptions{Out: "out/rtl", Flags: defaultRTLFlags()}
+var verilogOpts = verilogOptions{Out: "out/rtl", Width: verilog.DefaultWidth, Flags: defaultRTLFlags()}
 
 var verilogCmd = &cobra.Command{
 	Use:   "verilog",
@@ -78,7 +120,8 @@ every configuration the default vectors cover. docs/rtl.md describes the
 architecture and the ports.`,
 	Example: `  ibreservoir verilog
   ibreservoir verilog --hash siphash --generator lfsr-lut/b16 --id psn-slid --out out/rtl
-  ibreservoir verilog --all`,
+  ibreservoir verilog --all
+  ibreservoir verilog --width 512 --out out/rtl512`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		if err := refuseEmpty(cmd.Flags()); err != nil {
@@ -93,6 +136,7 @@ func init() {
 	fs.StringVar(&verilogOpts.Out, "out", verilogOpts.Out, "output directory")
 	fs.BoolVar(&verilogOpts.All, "all", false, "write a wrapper for every configuration of the default vectors (every hash, generator and count width)")
 	bindRTLFlags(fs, &verilogOpts.Flags)
+	bindWidthFlag(fs, &verilogOpts.Width)
 	rootCmd.AddCommand(verilogCmd)
 }
 
@@ -107,11 +151,17 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 		}
 		cfgs = []verilog.Config{c}
 	}
+	if o.Width == 0 {
+		o.Width = verilog.DefaultWidth
+	}
+	cfgs = withWidth(cfgs, o.Width)
 	files, err := verilog.Files(cfgs...)
 	if err != nil {
 		return err
 	}
-	if !o.All {
+	// The example testbench streams 64-bit beats (cosim.Example).
+	example := !o.All && o.Width == verilog.DefaultWidth
+	if example {
 		tb, err := cosim.Example(cfgs[0])
 		if err != nil {
 			return err
@@ -123,7 +173,11 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %d files to %s:\n  %s\n", len(paths), o.Out, strings.Join(paths, "\n  "))
-	if !o.All {
+	if !o.All && !example {
+		fmt.Fprintf(w, "no example testbench: it streams %d-bit beats; co-simulate %d-bit beats with ibreservoir verify --width %d\n",
+			verilog.DefaultWidth, o.Width, o.Width)
+	}
+	if example {
 		fmt.Fprintf(w, "run the example testbench there, on %s's vectors (ibreservoir vectors), with\n  %s\n", cfgs[0].Name(),
 			strings.ReplaceAll(cosim.ExampleCommands("STAGE.hex"), "\n", "\n  "))
 	}

@@ -59,6 +59,10 @@ func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if c.DataW() != verilog.DefaultWidth {
+		return nil, fmt.Errorf("cosim: the example testbench streams %d-bit beats; %s has %d-bit beats (co-simulate it with verify --width %d)",
+			verilog.DefaultWidth, c.Name(), c.DataW(), c.DataW())
+	}
 	layout := hexLayout()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n// %s\n//\n// ibr_example_tb: the self-checking example testbench of %s.\n", verilog.Header, license.Line, module)

@@ -40,9 +40,10 @@ const (
 
 // topPorts derives the top's ports from the stage's: clk_i, rst_ni shared,
 // then sel_i, then every other port per lane at its widest.
-func topPorts() []topPort {
+func topPorts(width int) []topPort {
 	ps := []topPort{{"input", "clk_i", 1, false}, {"input", "rst_ni", 1, false}, {"input", "sel_i", 8, false}}
 	widest := verilog.DefaultConfig()
+	widest.Width = width // the data and empty ports: the configurations' one beat width
 	for _, p := range verilog.Ports() {
 		if p.Name == "clk_i" || p.Name == "rst_ni" {
 			continue
@@ -85,7 +86,7 @@ func topOf(cfgs []verilog.Config, modules []string, lanes int) []byte {
 		fmt.Fprintf(&b, "//   sel %3d  %s\n", i, modules[i])
 	}
 	fmt.Fprintf(&b, "`default_nettype none\n\nmodule %s (\n", TopModule)
-	ports := topPorts()
+	ports := topPorts(cfgs[0].DataW()) // Sources holds every configuration to one width
 	for i, p := range ports {
 		w := p.width
 		if p.lanes {

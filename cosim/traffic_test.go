@@ -26,7 +26,7 @@ var trafficPlants = []struct {
 	{"a word counter that saturates at 511 words", "ibr_switch_stage.sv",
 		"widx == 11'h7ff ? widx", "widx == 11'h1ff ? widx"},
 	{"the hash latched on a word without its valid qualifier", "ibr_switch_stage.sv",
-		"assign hash_take = iw_fire && is_psn_in;", "assign hash_take = is_psn_in;"},
+		"assign psn_take = iw_fire && is_psn_in;", "assign psn_take = is_psn_in;"},
 	{"a corrupt packet whose VCRC is in lanes 4-5 laundered with a fresh VCRC", "ibr_switch_stage.sv",
 		"(head_bad ? 16'h0000 : 16'hffff)", "(head_bad && !head_lane4 ? 16'h0000 : 16'hffff)"},
 	{"a PktLen that disagrees with the frame not checked", "ibr_switch_stage.sv",

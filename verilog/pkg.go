@@ -183,6 +183,99 @@ func vcrcMasks(n int) [16][2]uint64 {
 	return m
 }
 
+// BeatBytes are the beat sizes the stage takes (its DataW / 8), the widths
+// Widths allows.
+var BeatBytes = []int{8, 16, 32, 64}
+
+// maxBeatBytes is the widest beat: the wide VCRC masks hold this many data bytes.
+const maxBeatBytes = 64
+
+// vcrcMasksWide is vcrcMasks for any n up to maxBeatBytes: for each output
+// bit i, the register mask and the data mask as bytes in wire order (bit k of
+// data[b] set when the output depends on bit k of byte b).
+func vcrcMasksWide(n int) [16]struct {
+	reg  uint16
+	data []byte
+} {
+	var m [16]struct {
+		reg  uint16
+		data []byte
+	}
+	for i := range m {
+		m[i].data = make([]byte, n)
+	}
+	buf := make([]byte, n)
+	for k := range 16 {
+		out := vcrcUpdate(1<<k, buf)
+		for i := range 16 {
+			m[i].reg |= (out >> i & 1) << k
+		}
+	}
+	for b := range n {
+		for k := range 8 {
+			clear(buf)
+			buf[b] = 1 << k
+			out := vcrcUpdate(0, buf)
+			for i := range 16 {
+				m[i].data[b] |= byte(out>>i&1) << k
+			}
+		}
+	}
+	return m
+}
+
+// vcrcRewind returns the matrix that undoes m zero bytes: row i (bits of
+// register bit j set) gives bit i of s' with update(s', m zero bytes) = s. The
+// register update over zero bytes is linear and invertible (the polynomial
+// has a constant term), so the inverse exists; Gauss-Jordan over GF(2).
+func vcrcRewind(m int) ([16]uint16, error) {
+	zeros := make([]byte, m)
+	// a[i]: row i of the advance matrix (bit j set when output bit i depends
+	// on register bit j), augmented with the identity in bits 16..31.
+	var a [16]uint32
+	for j := range 16 {
+		out := vcrcUpdate(1<<j, zeros)
+		for i := range 16 {
+			a[i] |= uint32(out>>i&1) << j
+		}
+	}
+	for i := range 16 {
+		a[i] |= 1 << (16 + i)
+	}
+	for col := range 16 {
+		piv := -1
+		for r := col; r < 16; r++ {
+			if a[r]>>col&1 != 0 {
+				piv = r
+				break
+			}
+		}
+		if piv < 0 {
+			return [16]uint16{}, fmt.Errorf("verilog: the VCRC update over %d zero bytes is singular", m)
+		}
+		a[col], a[piv] = a[piv], a[col]
+		for r := range 16 {
+			if r != col && a[r]>>col&1 != 0 {
+				a[r] ^= a[col]
+			}
+		}
+	}
+	var inv [16]uint16
+	for i := range 16 {
+		inv[i] = uint16(a[i] >> 16)
+	}
+	return inv, nil
+}
+
+// applyRows is the GF(2) product of the 16x16 matrix rows with s.
+func applyRows(rows [16]uint16, s uint16) uint16 {
+	var o uint16
+	for i, r := range rows {
+		o |= uint16(bits.OnesCount16(r&s)&1) << i
+	}
+	return o
+}
+
 // Package returns ibr_pkg.sv, generated from the model's packages: the kind
 // enums (hash, id, link (package hash), generator and clocking (package rng),
 // ready path) and every constant that is not an IBA or thesis constant. The
@@ -199,6 +292,8 @@ func Package() ([]byte, error) {
 //   ideal_bounds   A(l), Z(l) of the ideal generator (rng.IdealBounds)
 //   Crc*Mask, C    bit0(CRC(LE(y))) = parity(y & Mask) ^ C (hash.Func.FormID)
 //   vcrc_mask      the VCRC register update over 4 or 8 bytes (header.CRC16)
+//   vcrc_mask_wide the same over a wide beat, 16, 32 or 64 bytes
+//   vcrc_rewind    the register before m zero bytes, from the one after them
 //   lfsr_taps      the XAPP052 taps of a B-bit Fibonacci LFSR (package lfsr)
 // Two constants are simple arithmetic and are computed here by constant
 // functions, checked against package rng in all three tools (TestPackage*):
@@ -305,6 +400,42 @@ func Package() ([]byte, error) {
 		w("          default: vcrc_mask = '0;\n        endcase\n      end\n")
 	}
 	w("      default: vcrc_mask = '0;\n    endcase\n  endfunction\n\n")
+
+	wide := 16 + 8*maxBeatBytes
+	w("  // The same over a wide beat of n = 16, 32 or 64 bytes: the register bits in mask\n")
+	w("  // bits %d..%d, the data bits in 8n-1..0 (data bit j as above).\n", wide-1, wide-16)
+	w("  function automatic logic [%d:0] vcrc_mask_wide(input int n, input int i);\n    vcrc_mask_wide = '0;\n    case (n)\n", wide-1)
+	for _, n := range BeatBytes[1:] {
+		w("      %d: begin\n        case (i)\n", n)
+		for i, m := range vcrcMasksWide(n) {
+			pad := make([]byte, maxBeatBytes-n) // register mask at the top, data at the bottom
+			w("          %d: vcrc_mask_wide = %d'h%04x_%x%x;\n", i, wide, m.reg, pad, m.data)
+		}
+		w("          default: vcrc_mask_wide = '0;\n        endcase\n      end\n")
+	}
+	w("      default: vcrc_mask_wide = '0;\n    endcase\n  endfunction\n\n")
+
+	w("  // The rewind by m = 4, 8, ..., 64 zero bytes: bit i of the register s' whose\n")
+	w("  // update over m zero bytes is s is the parity of s & row i (bits 16i+15..16i).\n")
+	w("  // A CRC over a beat whose last m bytes are zeroed, rewound by m, is the CRC of\n")
+	w("  // the bytes before them (the stage's eop beat; docs/rtl.md, \"Beat width\").\n")
+	w("  function automatic logic [255:0] vcrc_rewind(input int m);\n    case (m)\n")
+	for m := 4; m <= maxBeatBytes; m += 4 {
+		rows, err := vcrcRewind(m)
+		if err != nil {
+			return nil, err
+		}
+		w("      %d: vcrc_rewind = 256'h", m)
+		for i := 15; i >= 0; i-- {
+			sep := "_"
+			if i == 0 {
+				sep = ""
+			}
+			w("%04x%s", rows[i], sep)
+		}
+		w(";\n")
+	}
+	w("      default: vcrc_rewind = '0;\n    endcase\n  endfunction\n\n")
 
 	w("  // The feedback taps of a B-bit maximal-length Fibonacci LFSR (XAPP052 Table 3):\n")
 	w("  // bit i set when the feedback polynomial has x^i (i < B); 0 outside %d..%d.\n", lfsr.MinWidth, lfsr.MaxWidth)

@@ -23,7 +23,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"math/bits"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"ibreservoir/hash"
@@ -57,8 +59,9 @@ var rtlFS embed.FS
 // libraryFiles are the library's files in compile order: the package, the
 // modules leaf first, then the include file and the waivers (not compiled).
 var libraryFiles = []string{
-	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_link_pre.sv", "ibr_siphash.sv", "ibr_hash.sv", "ibr_hash_lemma.sv",
-	"ibr_gen_ideal.sv", "ibr_gen_lfsr_lut.sv", "ibr_gen_shiftreg.sv", "ibr_switch_stage.sv", DefsFile, SpecFile, WaiverFile,
+	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_crc16_bytes_end.sv", "ibr_link_pre.sv", "ibr_siphash.sv",
+	"ibr_hash.sv", "ibr_hash_lemma.sv", "ibr_gen_ideal.sv", "ibr_gen_lfsr_lut.sv", "ibr_gen_shiftreg.sv", "ibr_switch_stage.sv",
+	DefsFile, SpecFile, WaiverFile,
 }
 
 func init() {
@@ -84,7 +87,42 @@ type Config struct {
 	Link      hash.LinkEncoding // link encoding d(s, p)
 	PipeDepth int               // pipeline registers, 2..4
 	Ready     ReadyPath         // how in_ready_o is made; the zero value, ReadySkid, registers it
+	Width     int               // beat width in bits (the stage's DataW), one of Widths; 0 is DefaultWidth
 }
+
+// DefaultWidth is the stage's beat width unless a configuration sets one.
+const DefaultWidth = 64
+
+// widths are the beat widths the stage takes (its DataW), 8 times BeatBytes.
+var widths = func() []int {
+	var w []int
+	for _, n := range BeatBytes {
+		w = append(w, 8*n)
+	}
+	return w
+}()
+
+// Widths returns the beat widths the stage takes, in bits: 64, 128, 256, 512.
+func Widths() []int { return slices.Clone(widths) }
+
+// CheckWidth reports whether w is a beat width the stage takes.
+func CheckWidth(w int) error {
+	if !slices.Contains(widths, w) {
+		return fmt.Errorf("beat width %d bits: want one of %s", w, strings.Trim(strings.ReplaceAll(fmt.Sprint(widths), " ", ", "), "[]"))
+	}
+	return nil
+}
+
+// DataW is c's beat width in bits (Width, or DefaultWidth when 0).
+func (c Config) DataW() int {
+	if c.Width == 0 {
+		return DefaultWidth
+	}
+	return c.Width
+}
+
+// EmptyBits is the width of the stage's empty ports, log2 of the bytes a beat.
+func (c Config) EmptyBits() int { return bits.Len(uint(c.DataW()/8)) - 1 }
 
 // DefaultConfig is the thesis's practical variant (refmodel.DefaultConfig):
 // mult0 over the PSN, thesis link encoding, ideal generator, 3-bit count.
@@ -225,6 +263,9 @@ func (c Config) Validate() error {
 	if c.Ready != ReadySkid && c.Ready != ReadyComb {
 		errs = append(errs, fmt.Errorf("ready path %d: want skid (registered) or comb", c.Ready))
 	}
+	if err := CheckWidth(c.DataW()); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -276,6 +317,9 @@ func (c Config) Name() string {
 	}
 	if c.Ready != ReadySkid {
 		b.WriteString("_rc")
+	}
+	if c.DataW() != DefaultWidth {
+		fmt.Fprintf(&b, "_w%d", c.DataW())
 	}
 	if c.Hash.Kind == hash.SipHash && c.Hash.Key() != hash.DefaultKey {
 		k := c.Hash.Key()
@@ -410,7 +454,11 @@ func Wrapper(c Config) ([]byte, error) {
 	} else {
 		fmt.Fprintf(&b, "hop_count %d bits,\n", c.CountBits)
 	}
-	fmt.Fprintf(&b, "// packet id %s, link encoding %s, pipeline depth %d, %s ready. The matching model\n", c.ID, c.Link, c.PipeDepth, map[ReadyPath]string{ReadySkid: "registered", ReadyComb: "combinational"}[c.Ready])
+	fmt.Fprintf(&b, "// packet id %s, link encoding %s, pipeline depth %d, %s ready", c.ID, c.Link, c.PipeDepth, map[ReadyPath]string{ReadySkid: "registered", ReadyComb: "combinational"}[c.Ready])
+	if c.DataW() != DefaultWidth {
+		fmt.Fprintf(&b, ",\n// %d-bit beats", c.DataW())
+	}
+	fmt.Fprintf(&b, ". The matching model\n")
 	fmt.Fprintf(&b, "// (refmodel.Config, for local packets; global ones take lnh=3):\n")
 	model := c.ModelConfig(header.LNHLocal, 0).String()
 	for len(model) > 0 {
@@ -443,6 +491,9 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	if c.Hash.Kind == hash.SipHash && c.Hash.Key() != hash.DefaultKey {
 		params = append(params, ".SipKey("+sipKeyLiteral(c.Hash.Key())+")")
+	}
+	if c.DataW() != DefaultWidth {
+		params = append(params, fmt.Sprintf(".DataW(%d)", c.DataW()))
 	}
 	switch g.kind {
 	case GenLFSRLUT:

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,11 +19,30 @@ import (
 	"ibreservoir/header"
 	"ibreservoir/internal/golden"
 	"ibreservoir/internal/testtool"
+	"ibreservoir/refmodel"
 	"ibreservoir/rng"
 )
 
 // allConfigs is the matrix and its variants.
-func allConfigs() []Config { return append(Matrix(), Variants()...) }
+func allConfigs() []Config { return append(append(Matrix(), Variants()...), wideConfigs()...) }
+
+// wideConfigs are configurations at each beat width above 64 bits, covering
+// each id (the fields the hash reads from a wide beat) and both ready paths.
+func wideConfigs() []Config {
+	var cs []Config
+	for i, w := range Widths()[1:] {
+		c := DefaultConfig()
+		c.Width = w
+		cs = append(cs, c)
+		c.ID, c.PipeDepth = []hash.IDOption{hash.IDPSNSLID, hash.IDPSNDestQP, hash.IDPSNOdd}[i], 2+i
+		c.Hash = hash.New([]hash.Kind{hash.CRC32, hash.MXM, hash.SipHash}[i])
+		c.Ready = []ReadyPath{ReadyComb, ReadySkid, ReadyComb}[i]
+		cs = append(cs, c)
+	}
+	s := DefaultConfig()
+	s.Generator, s.CountBits, s.SenderL, s.Width = refmodel.GeneratorSender, 0, 3, 256
+	return append(cs, s)
+}
 
 // TestVCRCMasks holds the RTL's VCRC masks to package header's VCRC: a
 // streaming CRC built from the masks alone, 8 bytes a step and a last step
@@ -361,6 +381,16 @@ func TestParameterChecks(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "PipeDepth must be 2..4") {
 		t.Errorf("Icarus: PipeDepth 5 was not refused at time 0: %v\n%s", err, out)
 	}
+	// A beat width the stage does not take (the ports keep 64 bits: the
+	// width check, not a port mismatch, must stop it).
+	bad := strings.Replace(top, "ibr_switch_stage #(.PipeDepth(5))", "ibr_switch_stage #(.DataW(96))", 1)
+	if err := os.WriteFile(filepath.Join(dir, "bad_top.sv"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command("verilator", append([]string{"--lint-only", "-Wno-WIDTH", "-I" + dir, "--top-module", "bad_top"}, srcs...)...).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "DataW must be 64, 128, 256 or 512") {
+		t.Errorf("Verilator: DataW 96 was not refused at elaboration: %v\n%s", err, out)
+	}
 }
 
 // TestWrapperParameters: wrappers pass enum names for every kind, never bare
@@ -377,6 +407,7 @@ func TestWrapperParameters(t *testing.T) {
 		{func(c *Config) { c.Generator, c.ID, c.Link = "shiftreg/free/5:8", hash.IDPSNDestQP, hash.LinkPacked },
 			[]string{".GenKind(ibr_pkg::GenShiftreg)", ".ShiftClock(ibr_pkg::ClockFree)", ".ShiftP(5)", ".ShiftQ(8)",
 				".IdOpt(ibr_pkg::IdPsnDestqp)", ".LinkEnc(ibr_pkg::LinkPacked)"}},
+		{func(c *Config) { c.Width = 512 }, []string{".DataW(512)"}},
 		{func(c *Config) { c.Generator, c.CountBits, c.SenderL, c.Ready = "sender", 0, 2, ReadyComb },
 			[]string{".GenKind(ibr_pkg::GenSender)", ".SenderL(2)", ".ReadyPath(ibr_pkg::ReadyComb)"}},
 	} {
@@ -570,5 +601,74 @@ func TestCSD(t *testing.T) {
 	}
 	if n := len(csdDigits(hash.MXMConst)); n != 11 {
 		t.Errorf("mxm's constant has %d signed digits, want 11", n)
+	}
+}
+
+// TestVCRCWide holds the wide-beat VCRC tables to package header's VCRC: the
+// 8-byte wide masks equal the 8-byte masks; for every beat size and every
+// eop position a CRC built from the masks alone (one full-width step per
+// beat; at the last beat its trailing m bytes zeroed and the step rewound by
+// m, as ibr_crc16_bytes_end does) reproduces header.CRC16 of random frames;
+// and each rewind undoes the update over its zero bytes.
+func TestVCRCWide(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	w8, m8 := vcrcMasksWide(8), vcrcMasks(8)
+	for i := range 16 {
+		var d uint64
+		for _, b := range w8[i].data {
+			d = d<<8 | uint64(b)
+		}
+		if uint64(w8[i].reg) != m8[i][0] || d != m8[i][1] {
+			t.Fatalf("bit %d: wide 8-byte mask %04x/%016x, 8-byte mask %04x/%016x", i, w8[i].reg, d, m8[i][0], m8[i][1])
+		}
+	}
+	for m := 4; m <= maxBeatBytes; m += 4 {
+		rows, err := vcrcRewind(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			s := uint16(r.Uint32())
+			if got := vcrcUpdate(applyRows(rows, s), make([]byte, m)); got != s {
+				t.Fatalf("rewind %d: update(rewind(%04x)) = %04x", m, s, got)
+			}
+		}
+	}
+	for _, nb := range BeatBytes[1:] {
+		masks := vcrcMasksWide(nb)
+		step := func(crc uint16, beat []byte) uint16 {
+			var o uint16
+			for i := range 16 {
+				p := bits.OnesCount16(crc&masks[i].reg) & 1
+				for b := range beat {
+					p ^= bits.OnesCount8(beat[b]&masks[i].data[b]) & 1
+				}
+				o |= uint16(p) << i
+			}
+			return o
+		}
+		for flen := 26; flen <= 3*nb+2; flen += 4 {
+			frame := make([]byte, flen)
+			for i := range frame {
+				frame[i] = byte(r.Uint32())
+			}
+			want := header.CRC16(frame[:flen-2])
+			crc := uint16(0xffff)
+			for off := 0; off < flen; off += nb {
+				beat := make([]byte, nb)
+				copy(beat, frame[off:])
+				if off+nb < flen {
+					crc = step(crc, beat)
+					continue
+				}
+				m := off + nb - (flen - 2) // the VCRC and the unused bytes
+				clear(beat[nb-m:])
+				rows, _ := vcrcRewind(m)
+				crc = applyRows(rows, step(crc, beat))
+			}
+			if ^crc != want {
+				t.Fatalf("%d-byte beats, %d-byte frame: %04x, header.CRC16 %04x", nb, flen, ^crc, want)
+			}
+		}
 	}
 }

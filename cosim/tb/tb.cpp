@@ -4,7 +4,8 @@
 //
 // It reads a binary switch-stage vector file (format in vectors/format.go and
 // docs/rtl.md; its offsets and flags in ibr_vectors.h, generated from
-// vectors/format.go), streams each input packet into ibr_cosim_top as 64-bit words,
+// vectors/format.go), streams each input packet into ibr_cosim_top in beats of BEAT
+// bytes (the stage's DataW/8; one packet per beat, the last beat padded: empty),
 // and compares every byte of every output packet, every per-packet status bit
 // and the generator state after every draw with the vector. Inputs change away
 // from the sampling edge (with the falling edge), as in Verilator's
@@ -68,6 +69,14 @@
 #ifndef LANES
 #define LANES 1
 #endif
+// BEAT: bytes a beat (the stage's DataW/8: 8, 16, 32 or 64); EMPTYW: log2 of it.
+#ifndef BEAT
+#define BEAT 8
+#endif
+#ifndef EMPTYW
+#define EMPTYW 3
+#endif
+static_assert(BEAT % 8 == 0 && (1 << EMPTYW) == BEAT, "BEAT is 2^EMPTYW bytes, whole 64-bit words");
 
 namespace {
 
@@ -207,7 +216,7 @@ struct Lane {
   int w = 0;
   uint64_t sent = 0, idle_at = 0;
   std::deque<Rec> pend_out, pend_stat;
-  uint8_t outbuf[kMaxPacket + 8];
+  uint8_t outbuf[kMaxPacket + 64];  // up to one beat past the longest packet
   size_t outlen = 0;
 };
 
@@ -418,22 +427,27 @@ int main(int argc, char** argv) {
           }
         } else {
           const Rec& r = l.cur;
-          const int nw = (r.len + 7) / 8;
-          uint64_t d = 0;
-          if (8 * l.w + 8 <= r.len) {
-            std::memcpy(&d, r.in + 8 * l.w, 8);
-            d = __builtin_bswap64(d);  // the first byte on the wire is the most significant
-          } else {
-            for (int b = 0; b < 8; b++) {
-              const int i = 8 * l.w + b;
-              d = d << 8 | (i < r.len ? r.in[i] : 0);
+          const int nw = (r.len + BEAT - 1) / BEAT;
+          // Beat l.w: packet bytes BEAT*l.w on, one packet per beat, lane 0
+          // (the first byte on the wire) most significant; 64 bits at a time.
+          for (int q = 0; q < BEAT / 8; q++) {
+            const int at = BEAT * l.w + 8 * q;
+            uint64_t d = 0;
+            if (at + 8 <= r.len) {
+              std::memcpy(&d, r.in + at, 8);
+              d = __builtin_bswap64(d);  // the first byte on the wire is the most significant
+            } else {
+              for (int b = 0; b < 8; b++) {
+                const int i = at + b;
+                d = d << 8 | (i < r.len ? r.in[i] : 0);
+              }
             }
+            setBits(top->in_data_i, 8 * BEAT * k + 8 * BEAT - 64 * (q + 1), 64, d);
           }
           valid = true;
-          setBits(top->in_data_i, 64 * k, 64, d);
           setBits(top->in_sop_i, k, 1, l.w == 0);
           setBits(top->in_eop_i, k, 1, l.w == nw - 1);
-          setBits(top->in_empty_i, 3 * k, 3, uint64_t(8 * nw - r.len));
+          setBits(top->in_empty_i, EMPTYW * k, EMPTYW, uint64_t(BEAT * nw - r.len));
           if (l.w == 0) {
             cfg = true;
             setBits(top->cfg_switch_i, 16 * k, 16, r.sw);
@@ -453,7 +467,7 @@ int main(int argc, char** argv) {
       Lane& l = lanes[k];
       l.holding = getBits(top->in_valid_i, k, 1) && !getBits(top->in_ready_o, k, 1);
       if (getBits(top->in_valid_i, k, 1) && getBits(top->in_ready_o, k, 1)) {
-        const int nw = (l.cur.len + 7) / 8;
+        const int nw = (l.cur.len + BEAT - 1) / BEAT;
         words++;
         if (l.w == 0) {
           // The packet's first words may leave before its last one enters.
@@ -469,20 +483,22 @@ int main(int argc, char** argv) {
         }
       }
       if (getBits(top->out_valid_o, k, 1) && getBits(top->out_ready_i, k, 1)) {
-        const uint64_t d = getBits(top->out_data_o, 64 * k, 64);
         if (l.pend_out.empty()) {
           char g[20];
-          std::snprintf(g, sizeof g, "%016" PRIx64, d);
+          std::snprintf(g, sizeof g, "%016" PRIx64, getBits(top->out_data_o, 8 * BEAT * k + 8 * BEAT - 64, 64));
           fail(l.last_out != UINT64_MAX ? l.last_out : l.first, "extra", g, "none");
         } else {
-          if (l.outlen + 8 <= sizeof(l.outbuf)) {
-            for (int b = 0; b < 8; b++) l.outbuf[l.outlen + b] = uint8_t(d >> (56 - 8 * b));
+          for (int q = 0; q < BEAT / 8; q++) {
+            const uint64_t d = getBits(top->out_data_o, 8 * BEAT * k + 8 * BEAT - 64 * (q + 1), 64);
+            if (l.outlen + 8 <= sizeof(l.outbuf)) {
+              for (int b = 0; b < 8; b++) l.outbuf[l.outlen + b] = uint8_t(d >> (56 - 8 * b));
+            }
+            l.outlen += 8;
           }
-          l.outlen += 8;
           if (getBits(top->out_eop_o, k, 1)) {
             const Rec r = l.pend_out.front();
             l.pend_out.pop_front();
-            const size_t n = l.outlen - getBits(top->out_empty_o, 3 * k, 3);
+            const size_t n = l.outlen - getBits(top->out_empty_o, EMPTYW * k, EMPTYW);
             uint8_t want[kMaxPacket];
             std::memcpy(want, r.in, r.len);
             for (int q = 0; q < r.ndiff; q++) {

@@ -61,6 +61,8 @@ var docTable = map[string]docEntry{
 		Why: "the example testbench in Icarus Verilog, as written", Needs: []string{"iverilog", "vvp"}, Slow: true, Timeout: 5 * time.Minute},
 	"cd out/rtl && verilator --binary --timing -f ibr_stage.f ibr_example_tb.sv --top-module ibr_example_tb -o tb && obj_dir/tb +hex=../vectors/stage/mult0_ideal_c3/stage.hex": {
 		Why: "the example testbench in Verilator, as written", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . verify --configs mult0_ideal_c3 --width 512 --random 200": {
+		Why: "as written: one configuration at 512-bit beats, one Verilator build (about 30 s)", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	// docs/rtl.md: a team's own stage (a copy of the library with a planted bug) and the mutation campaign.

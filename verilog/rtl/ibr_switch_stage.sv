@@ -27,10 +27,16 @@
 //   ibr_switch_stage  this module: stream in, field update, VCRC, stream out
 // A configuration is a wrapper (ibreservoir verilog) that fixes the parameters.
 //
-// Stream format: 64-bit words, packet byte 0 in bits 63..56 (network order),
-// in_sop_i on the word holding LRH byte 0, in_eop_i on the word holding the
-// last VCRC byte, in_empty_i = unused bytes at the end of the eop word;
-// valid/ready handshakes on both sides.
+// Stream format: DataW-bit beats (64, 128, 256 or 512 bits; "words" below is
+// the 64-bit case), byte k of a beat (lane k) in bits DataW-1-8k -: 8, packet
+// byte 0 in lane 0 of the sop beat (network order); one packet per beat (a
+// beat never holds bytes of two packets); in_sop_i on the beat holding LRH
+// byte 0, in_eop_i on the beat holding the last VCRC byte, in_empty_i =
+// unused bytes at the end of the eop beat; valid/ready handshakes on both
+// sides. At DataW > 64, BTH byte 4 and the PSN fall in the beats and lanes
+// derived from DataW (docs/rtl.md, "Beat width"), possibly the sop beat, and
+// the VCRC of the eop beat is one CRC step over the whole beat with its last
+// m bytes zeroed, rewound by m zero bytes (ibr_pkg::vcrc_rewind).
 //
 // Datapath. Words pass through PipeDepth registers (an elastic pipeline that
 // collapses bubbles), behind a one-word skid buffer that registers in_ready_o
@@ -56,10 +62,18 @@
 //
 // Combinational input-to-output paths: none with ReadySkid (every output is a
 // register or a function of registers only); out_ready_i to in_ready_o with
-// ReadyComb. (rst_ni clears every register asynchronously.)
+// ReadyComb (and at DataW > 64, in_data_i and in_sop_i to in_ready_o: a
+// telemetry beat waits at the ingress while the previous packet's decision is
+// pending). rst_ni clears every control register (valid bits, sop/eop tags,
+// counters, header fields that steer, the decision's state) asynchronously;
+// the data registers (the beats in the slots and the skid buffer, the captured
+// BTH byte 4, DestQP, SLID) have no reset: nothing reads them before a valid
+// beat has written them.
 //
-// Latency: PipeDepth cycles (the skid buffer adds none while out_ready_i is
-// high). The congested bit is sampled when the sop word is accepted
+// Latency: PipeDepth cycles at every DataW (the skid buffer adds none while
+// out_ready_i is high). At DataW > 64 a packet's telemetry beat enters slot 0
+// at least PipeDepth cycles after the previous packet's (one decision pending
+// at most), so short packets take at least PipeDepth cycles each. The congested bit is sampled when the sop word is accepted
 // (in_valid_i && in_ready_o). A packet's hash uses the port configuration
 // (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
 // the next packet's sop word. gen_load_i (seeding) must come between packets,
@@ -87,6 +101,8 @@ module ibr_switch_stage #(
   parameter `IBR_ENUM(ibr_pkg::clock_e) ShiftClock = ibr_pkg::ClockPerDraw,
   parameter int                         ShiftP     = 1,
   parameter int                         ShiftQ     = 1,
+  // Beat width in bits: 64, 128, 256 or 512.
+  parameter int                         DataW      = 64,
   // Width of the generator state port, rng's StateBits (1 for sender draws,
   // which have none); derived, not set.
   parameter int StateW = (GenKind == ibr_pkg::GenIdeal)   ? 128 :
@@ -96,7 +112,9 @@ module ibr_switch_stage #(
                            ((ShiftClock == ibr_pkg::ClockFree && ShiftQ > 1) ? $clog2(ShiftQ) : 0) :
                          1,
   // Width of the hop field (hop_count, or hop_rand with sender draws); derived.
-  parameter int FieldW = (GenKind == ibr_pkg::GenSender) ? SenderL + 1 : CountBits
+  parameter int FieldW = (GenKind == ibr_pkg::GenSender) ? SenderL + 1 : CountBits,
+  // Width of in_empty_i/out_empty_o, log2 of the bytes a beat; derived.
+  parameter int EmptyW = $clog2(DataW / 8)
 ) (
   input  wire logic              clk_i,
   input  wire logic              rst_ni,
@@ -111,19 +129,19 @@ module ibr_switch_stage #(
   input  wire logic [StateW-1:0] gen_state_i,   // the state to load (rng.State bits)
   output      logic [StateW-1:0] gen_state_o,   // with stat_valid_o: the state after that draw
   // Ingress stream.
-  input  wire logic              in_valid_i,    // in_data_i holds a word
+  input  wire logic              in_valid_i,    // in_data_i holds a beat
   output      logic              in_ready_o,    // the stage takes it this cycle
-  input  wire logic [63:0]       in_data_i,     // packet byte 8w in bits 63..56
-  input  wire logic              in_sop_i,      // the packet's first word
-  input  wire logic              in_eop_i,      // the packet's last word
-  input  wire logic [2:0]        in_empty_i,    // unused bytes at the end of the eop word
+  input  wire logic [DataW-1:0]  in_data_i,     // packet byte (DataW/8)w+k in lane k
+  input  wire logic              in_sop_i,      // the packet's first beat
+  input  wire logic              in_eop_i,      // the packet's last beat
+  input  wire logic [EmptyW-1:0] in_empty_i,    // unused bytes at the end of the eop beat
   // Egress stream.
-  output      logic              out_valid_o,   // out_data_o holds a word
+  output      logic              out_valid_o,   // out_data_o holds a beat
   input  wire logic              out_ready_i,   // the next stage takes it this cycle
-  output      logic [63:0]       out_data_o,    // as in_data_i
-  output      logic              out_sop_o,     // the packet's first word
-  output      logic              out_eop_o,     // the packet's last word
-  output      logic [2:0]        out_empty_o,   // unused bytes at the end of the eop word
+  output      logic [DataW-1:0]  out_data_o,    // as in_data_i
+  output      logic              out_sop_o,     // the packet's first beat
+  output      logic              out_eop_o,     // the packet's last beat
+  output      logic [EmptyW-1:0] out_empty_o,   // unused bytes at the end of the eop beat
   // Per-packet status, one cycle after the telemetry word leaves (counters, coverage).
   output      logic              stat_valid_o,      // the fields below are this packet's
   output      logic              stat_replace_o,    // the reservoir took this hop
@@ -137,6 +155,8 @@ module ibr_switch_stage #(
   localparam int LW       = Sender ? 1 : CountBits + 1;  // width of l = count+1 <= 2^b
   localparam int CountMax = (1 << FieldW) - 1;
   localparam int MaxL     = 1 << CountBits;
+  localparam int NB       = DataW / 8;   // bytes a beat
+  localparam bit Wide     = DataW > 64;  // a beat of more than one 64-bit word
 
   // Elaboration-time parameter checks.
   if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashMxm) begin : gen_bad_hash
@@ -162,6 +182,12 @@ module ibr_switch_stage #(
     // packet is 4 words, so at most one packet's decision is ever pending.
     `IBR_PARAM_ERROR("ibr_switch_stage: PipeDepth must be 2..4")
   end
+  if (DataW != 64 && DataW != 128 && DataW != 256 && DataW != 512) begin : gen_bad_width
+    `IBR_PARAM_ERROR("ibr_switch_stage: DataW must be 64, 128, 256 or 512")
+  end
+  if (EmptyW != $clog2(DataW / 8)) begin : gen_bad_empty
+    `IBR_PARAM_ERROR("ibr_switch_stage: EmptyW is derived ($clog2(DataW/8)); do not set it")
+  end
 
   // ---------------------------------------------------------------------------
   // Port configuration: d and K once per port.
@@ -184,30 +210,37 @@ module ibr_switch_stage #(
   // holds one, else from the input.
   logic [PipeDepth-1:0] accept;  // slot i takes a new word this cycle (below)
   logic        iw_valid, iw_sop, iw_eop, iw_cong, iw_fire;
-  logic [63:0] iw_data;
-  logic [2:0]  iw_empty;
+  logic [DataW-1:0]  iw_beat;
+  logic [63:0]       iw_data;  // the beat's lanes 0-7 (the LRH in the sop beat)
+  logic [EmptyW-1:0] iw_empty;
+  // The port configuration as of the beat's handshake (a write with it
+  // applies): at DataW > 64 the PSN may share the sop beat, with which the
+  // next packet's cfg_we_i may already come while this one waits.
+  logic [31:0]       iw_d, iw_k;
 
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_skid
     // A one-word skid buffer: in_ready_o is "the buffer is empty", a register.
     // A word that arrives while slot 0 cannot take it waits here; slot 0 takes
     // from here first. The buffer adds no latency while the pipeline flows.
-    logic        skid_v_q, skid_sop_q, skid_eop_q, skid_cong_q;
-    logic [63:0] skid_data_q;
-    logic [2:0]  skid_empty_q;
+    logic              skid_v_q, skid_sop_q, skid_eop_q, skid_cong_q;
+    logic [DataW-1:0]  skid_data_q;
+    logic [EmptyW-1:0] skid_empty_q;
     assign in_ready_o = !skid_v_q;
     assign iw_valid   = skid_v_q || in_valid_i;
-    assign iw_data    = skid_v_q ? skid_data_q  : in_data_i;
+    assign iw_beat    = skid_v_q ? skid_data_q  : in_data_i;
     assign iw_sop     = skid_v_q ? skid_sop_q   : in_sop_i;
     assign iw_eop     = skid_v_q ? skid_eop_q   : in_eop_i;
     assign iw_empty   = skid_v_q ? skid_empty_q : in_empty_i;
     assign iw_cong    = skid_v_q ? skid_cong_q  : cong_i;
+    logic [31:0] skid_d_q, skid_k_q;
+    assign iw_d = skid_v_q ? skid_d_q : (cfg_we_i ? d_pre : d_q);
+    assign iw_k = skid_v_q ? skid_k_q : (cfg_we_i ? k_pre : k_q);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         skid_v_q     <= 1'b0;
         skid_sop_q   <= 1'b0;
         skid_eop_q   <= 1'b0;
         skid_cong_q  <= 1'b0;
-        skid_data_q  <= '0;
         skid_empty_q <= '0;
       end else if (skid_v_q) begin
         if (accept[0]) begin
@@ -218,66 +251,111 @@ module ibr_switch_stage #(
         skid_sop_q   <= in_sop_i;
         skid_eop_q   <= in_eop_i;
         skid_cong_q  <= cong_i;
-        skid_data_q  <= in_data_i;
         skid_empty_q <= in_empty_i;
+      end
+    end
+    // The beat itself: data, no reset (read only while skid_v_q).
+    always_ff @(posedge clk_i) begin
+      if (!skid_v_q && in_valid_i && !accept[0]) begin
+        skid_data_q <= in_data_i;
+        skid_d_q    <= cfg_we_i ? d_pre : d_q;
+        skid_k_q    <= cfg_we_i ? k_pre : k_q;
       end
     end
   end else begin : gen_comb_ready
     // A plain elastic pipeline: the input is ready when slot 0 takes a word.
     assign in_ready_o = accept[0];
     assign iw_valid   = in_valid_i;
-    assign iw_data    = in_data_i;
+    assign iw_beat    = in_data_i;
     assign iw_sop     = in_sop_i;
     assign iw_eop     = in_eop_i;
     assign iw_empty   = in_empty_i;
     assign iw_cong    = cong_i;
+    assign iw_d       = cfg_we_i ? d_pre : d_q;
+    assign iw_k       = cfg_we_i ? k_pre : k_q;
   end
   assign iw_fire = iw_valid && accept[0];
+  assign iw_data = iw_beat[DataW-1 -: 64];
+  logic unused_lrh0;
+  assign unused_lrh0 = ^iw_data;  // the fields read depend on DataW; the slots carry the beat whole
 
-  // Word index and header-field extraction, as a word enters slot 0.
+  // Word index and header-field extraction, as a word enters slot 0. The
+  // index counts beats and saturates at 2047, above the last beat of the
+  // longest frame PktLen can describe at every DataW (1023 at 64 bits).
   logic [10:0] wcnt_q, widx;
   logic [1:0]  lnh_q, lnh;
   logic [10:0] pktlen_q, pktlen;
-  logic [15:0] slid_q;
+  logic [15:0] slid_q, slid;
   logic        sop_cong_q;
   logic        iba, is_tel_in, is_psn_in, is_vcrc_in, len_bad_in, lane4_in;
   logic [10:0] tel_widx;
+  logic [7:0]  tel_byte4;   // BTH byte 4 of the beat entering slot 0, were it the telemetry beat
+  logic [23:0] tel_destqp;  // DestQP (BTH bytes 5-7), likewise
+  logic [23:0] psn;         // the PSN (BTH bytes 9-11) of the PSN beat
 
   assign widx    = iw_sop ? 11'd0 : wcnt_q;
   // LRH byte 1 bits 1..0 (LNH) and bytes 4-5 (Rsv5, PktLen) come with word 0.
   assign lnh     = iw_sop ? iw_data[49:48] : lnh_q;
   assign pktlen  = iw_sop ? iw_data[26:16] : pktlen_q;
   assign iba     = lnh[1];  // LNH 2 (local) or 3 (global)
-  // BTH byte 4 is packet byte 12 (LNH=2) or 52 (LNH=3): lane 4 of word 1 or 6.
-  assign tel_widx   = lnh[0] ? 11'd6 : 11'd1;
-  assign is_tel_in  = iba && widx == tel_widx;
-  assign is_psn_in  = iba && widx == tel_widx + 11'd1;
-  // The VCRC is the frame's last two bytes: the eop word's lanes 4-5 when two
-  // bytes are unused, else lanes 0-1. PktLen must put it there: byte 4*PktLen
-  // is word PktLen/2, lane 4 for an odd PktLen (in_empty_i 2), lane 0 for an
-  // even one (6). The word index saturates at 2047, above any PktLen/2 (1023),
-  // so a frame longer than the counter never matches. A PktLen beyond the
-  // longest legal packet is corrupt whatever the frame.
   assign is_vcrc_in = iw_eop;
-  assign lane4_in   = iw_empty == 3'd2;
-  assign len_bad_in = widx != {1'b0, pktlen[10:1]} || iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||
-                      pktlen > 11'(ibr_pkg::MaxLegalPktLen);
+  if (!Wide) begin : gen_w64
+    // BTH byte 4 is packet byte 12 (LNH=2) or 52 (LNH=3): lane 4 of word 1 or 6.
+    assign tel_widx   = lnh[0] ? 11'd6 : 11'd1;
+    assign is_tel_in  = iba && widx == tel_widx;
+    assign is_psn_in  = iba && widx == tel_widx + 11'd1;
+    assign tel_byte4  = iw_data[31:24];
+    assign tel_destqp = iw_data[23:0];
+    assign psn = iw_data[55:32];
+    // The VCRC is the frame's last two bytes: the eop word's lanes 4-5 when two
+    // bytes are unused, else lanes 0-1. PktLen must put it there: byte 4*PktLen
+    // is word PktLen/2, lane 4 for an odd PktLen (in_empty_i 2), lane 0 for an
+    // even one (6). The word index saturates at 2047, above any PktLen/2 (1023),
+    // so a frame longer than the counter never matches. A PktLen beyond the
+    // longest legal packet is corrupt whatever the frame.
+    assign lane4_in   = iw_empty == 3'd2;
+    assign len_bad_in = widx != {1'b0, pktlen[10:1]} || iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||
+                        pktlen > 11'(ibr_pkg::MaxLegalPktLen);
+  end else begin : gen_wide_in
+    // The BTH starts at packet byte 8 (LNH=2) or 48 (LNH=3, behind the GRH):
+    // byte 4 and DestQP (BTH bytes 4-7) and the PSN (9-11) each lie in one
+    // beat at every width; beat index and lane of each, per LNH.
+    localparam int Tel2 = 8 + 4, Tel3 = 48 + 4, Psn2 = 8 + 9, Psn3 = 48 + 9;
+    assign tel_widx   = lnh[0] ? 11'(Tel3 / NB) : 11'(Tel2 / NB);
+    assign is_tel_in  = iba && widx == tel_widx;
+    assign is_psn_in  = iba && widx == (lnh[0] ? 11'(Psn3 / NB) : 11'(Psn2 / NB));
+    assign tel_byte4  = lnh[0] ? iw_beat[DataW-1-8*(Tel3 % NB) -: 8] : iw_beat[DataW-1-8*(Tel2 % NB) -: 8];
+    assign tel_destqp = lnh[0] ? iw_beat[DataW-9-8*(Tel3 % NB) -: 24] : iw_beat[DataW-9-8*(Tel2 % NB) -: 24];
+    assign psn        = lnh[0] ? iw_beat[DataW-1-8*(Psn3 % NB) -: 24] : iw_beat[DataW-1-8*(Psn2 % NB) -: 24];
+    // The frame holds 4*PktLen+2 bytes (the VCRC last), so its eop beat is
+    // beat (4*PktLen+1)/NB with -(4*PktLen+2) mod NB unused bytes. The beat
+    // index saturates above any such beat, so a frame longer than the counter
+    // never matches.
+    logic [12:0] flen;
+    assign flen       = {pktlen, 2'b10};
+    assign lane4_in   = 1'b0;  // the 64-bit stage's VCRC lane tag; unused here
+    assign len_bad_in = widx != 11'((flen - 13'd1) >> EmptyW) || iw_empty != EmptyW'(13'd0 - flen) ||
+                        pktlen > 11'(ibr_pkg::MaxLegalPktLen);
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wcnt_q     <= '0;
       lnh_q      <= '0;
       pktlen_q   <= '0;
-      slid_q     <= '0;
       sop_cong_q <= 1'b0;
     end else if (iw_fire) begin
       wcnt_q <= iw_eop ? 11'd0 : (widx == 11'h7ff ? widx : widx + 11'd1);
       if (iw_sop) begin
         lnh_q      <= iw_data[49:48];
         pktlen_q   <= iw_data[26:16];
-        slid_q     <= iw_data[15:0];   // LRH bytes 6-7
         sop_cong_q <= iw_cong;
       end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (iw_fire && iw_sop) begin
+      slid_q <= iw_data[15:0];  // LRH bytes 6-7: data, no reset
     end
   end
 
@@ -285,32 +363,79 @@ module ibr_switch_stage #(
   logic [7:0]  byte4_q;
   logic [23:0] destqp_q;
   logic        tel_seen_q, dec_cong_q, draw_start_q;
-  logic [23:0] psn;
+  logic [23:0] destqp;  // DestQP for the id: from the beat itself when it is the telemetry beat
   logic [31:0] id;
   logic        hash_bit, hash_q, hash_ok_q;
-  assign psn = iw_data[55:32];
+  if (Wide) begin : gen_id_fields_wide
+    // SLID (LRH bytes 6-7) and DestQP from the beat itself when the PSN shares
+    // the sop beat (DataW 256 with LNH=2, 512) or the telemetry beat (DataW
+    // 128 with LNH=3, 256, 512).
+    assign slid   = iw_sop ? iw_data[15:0] : slid_q;
+    assign destqp = is_tel_in ? tel_destqp : destqp_q;
+  end else begin : gen_id_fields_w64
+    assign slid   = slid_q;
+    assign destqp = destqp_q;
+  end
   if (IdOpt == ibr_pkg::IdPsn) begin : gen_id_psn
     assign id = {8'd0, psn};
     logic unused_id_fields;
-    assign unused_id_fields = ^{slid_q, destqp_q};
+    assign unused_id_fields = ^{slid, destqp};
   end else if (IdOpt == ibr_pkg::IdPsnOdd) begin : gen_id_psn_odd
     assign id = {7'd0, psn, 1'b1};
     logic unused_id_fields;
-    assign unused_id_fields = ^{slid_q, destqp_q};
+    assign unused_id_fields = ^{slid, destqp};
   end else if (IdOpt == ibr_pkg::IdPsnSlid) begin : gen_id_psn_slid
-    assign id = {8'd0, psn} ^ {slid_q, 16'd0};
+    assign id = {8'd0, psn} ^ {slid, 16'd0};
     logic unused_id_fields;
-    assign unused_id_fields = ^destqp_q;
+    assign unused_id_fields = ^destqp;
   end else begin : gen_id_psn_destqp
-    assign id = {8'd0, psn} ^ {destqp_q, 8'd0};
+    assign id = {8'd0, psn} ^ {destqp, 8'd0};
     logic unused_id_fields;
-    assign unused_id_fields = ^slid_q;
+    assign unused_id_fields = ^slid;
   end
   // hash_bit is the packet's hash in the cycle hash_take is high: the PSN
   // word's own cycle for every hash but mxm, whose two multipliers in series
   // would set the stage's clock. mxm takes a pipeline register between them
   // (docs/rtl.md, "Hash"): the product K*id is latched with the PSN word, and
   // ibr_hash takes it as its id with K = 1 a cycle later (mxm_fold, mxm_mul).
+  //
+  // hash_id is the id the hash takes in the cycle psn_take is high: the PSN
+  // word's own at 64 bits. At DataW > 64 it is registered first and taken a
+  // cycle later: the PSN may share the sop beat, and the port configuration
+  // written with that beat (cfg_we_i) must apply to it; nor does any path
+  // then run from the beat's lanes into the hash. (One cycle of the decision's
+  // latency; the telemetry beat still reaches the head no earlier.)
+  logic [31:0] hash_id, hash_d, hash_k;  // with the configuration the PSN beat was taken with
+  logic        psn_take;
+  if (Wide) begin : gen_id_reg
+    logic id_ok_q;
+    logic [31:0] id_q, id_d_q, id_k_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        id_ok_q <= 1'b0;
+      end else begin
+        id_ok_q <= iw_fire && is_psn_in;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (iw_fire && is_psn_in) begin
+        id_q   <= id;  // data, no reset
+        id_d_q <= iw_d;
+        id_k_q <= iw_k;
+      end
+    end
+    assign hash_id  = id_q;
+    assign hash_d   = id_d_q;
+    assign hash_k   = id_k_q;
+    assign psn_take = id_ok_q;
+  end else begin : gen_id_now
+    assign hash_id  = id;
+    assign hash_d   = d_q;
+    assign hash_k   = k_q;
+    assign psn_take = iw_fire && is_psn_in;
+    logic unused_iw_cfg;
+    assign unused_iw_cfg = ^{iw_d, iw_k};
+  end
   logic [31:0] mxm_h_q;
   logic        hash_take;
   if (HashKind == ibr_pkg::HashMxm) begin : gen_hash_mxm
@@ -320,27 +445,25 @@ module ibr_switch_stage #(
         mxm_h_q  <= '0;
         mxm_ok_q <= 1'b0;
       end else begin
-        mxm_ok_q <= iw_fire && is_psn_in;
-        if (iw_fire && is_psn_in) begin
-          mxm_h_q <= id * k_q;
+        mxm_ok_q <= psn_take;
+        if (psn_take) begin
+          mxm_h_q <= hash_id * hash_k;
         end
       end
     end
     assign hash_take = mxm_ok_q;
   end else begin : gen_hash_now
     assign mxm_h_q   = '0;
-    assign hash_take = iw_fire && is_psn_in;
+    assign hash_take = psn_take;
   end
   ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : id), .d_i(d_q),
-    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : k_q), .bit_o(hash_bit)
+    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
+    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
   );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      byte4_q      <= '0;
-      destqp_q     <= '0;
       tel_seen_q   <= 1'b0;
       dec_cong_q   <= 1'b0;
       draw_start_q <= 1'b0;
@@ -353,16 +476,25 @@ module ibr_switch_stage #(
         hash_ok_q  <= 1'b0;
       end
       if (iw_fire && is_tel_in) begin
-        byte4_q      <= iw_data[31:24];
-        destqp_q     <= iw_data[23:0];
         tel_seen_q   <= 1'b1;
         dec_cong_q   <= sop_cong_q;
+        if (Wide && iw_sop) begin
+          dec_cong_q <= iw_cong;  // BTH byte 4 in the sop beat itself
+        end
         draw_start_q <= !Sender;
       end
       if (hash_take) begin
         hash_q    <= hash_bit;
         hash_ok_q <= 1'b1;
       end
+    end
+  end
+
+  // BTH byte 4 and DestQP as the telemetry beat enters: data, no reset.
+  always_ff @(posedge clk_i) begin
+    if (iw_fire && is_tel_in) begin
+      byte4_q  <= tel_byte4;
+      destqp_q <= tel_destqp;
     end
   end
 
@@ -441,16 +573,19 @@ module ibr_switch_stage #(
   // ---------------------------------------------------------------------------
   // The pipeline: PipeDepth slots, each a word and its tags: sop, eop, empty,
   // tel (holds BTH byte 4), vcrc (holds the VCRC), lane4 (the VCRC is in lanes
-  // 4-5, else 0-1).
-  logic [3*PipeDepth-1:0] empty_q;  // slot i in bits 3*i+2..3*i
-  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q;
+  // 4-5, else 0-1), glob (its packet has LNH=3: where byte 4 lies in a wide beat).
+  logic [EmptyW*PipeDepth-1:0] empty_q;  // slot i in bits EmptyW*i +: EmptyW
+  logic [PipeDepth-1:0] v_q, sop_q, eop_q, tel_q, vcrc_q, lane4_q, glob_q;
   logic                 len_bad_q;  // slot 0: its eop word ends a frame PktLen does not describe
   logic [PipeDepth-1:1] bad_q;  // the word's packet failed its incoming VCRC
   logic                 head_leave, head_ok;
-  logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad;
-  logic [63:0]          head_data;
+  logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad, head_glob;
+  logic [DataW-1:0]     head_data;
+  logic [EmptyW-1:0]    head_empty;
 
   assign head_data  = gen_slot[PipeDepth-1].data_q;
+  assign head_empty = empty_q[EmptyW*(PipeDepth-1) +: EmptyW];
+  assign head_glob  = glob_q[PipeDepth-1];
   assign head_sop   = sop_q[PipeDepth-1];
   assign head_tel   = tel_q[PipeDepth-1];
   assign head_vcrc  = vcrc_q[PipeDepth-1];
@@ -461,8 +596,21 @@ module ibr_switch_stage #(
   // A slot takes a new word when it is empty or its word moves on.
   // (Slot i moves on when slot i+1 is empty or moves on, so slot i accepts when
   // the head leaves or any slot from i up is empty.)
-  for (genvar i = 0; i < PipeDepth; i++) begin : gen_accept
+  for (genvar i = 1; i < PipeDepth; i++) begin : gen_accept
     assign accept[i] = head_leave || !(&v_q[PipeDepth-1:i]);
+  end
+  if (Wide) begin : gen_accept0_wide
+    // A telemetry beat waits at the ingress while the previous packet's
+    // decision is pending and does not leave this cycle: one decision is held
+    // at a time (a short packet is one beat at 256 and 512 bits). Slot 0 then
+    // takes a bubble (below).
+    logic tel_wait;
+    assign tel_wait  = iw_valid && is_tel_in && tel_seen_q && !tel_done;
+    assign accept[0] = (head_leave || !(&v_q)) && !tel_wait;
+  end else begin : gen_accept0_w64
+    // The shortest packet is 4 words, at least PipeDepth: a telemetry word
+    // never meets a pending decision.
+    assign accept[0] = head_leave || !(&v_q);
   end
 
   // The incoming VCRC (spec section 5, step 0): a CRC over the words as they
@@ -471,18 +619,32 @@ module ibr_switch_stage #(
   // A packet that fails it has already begun to leave (cut-through), so it
   // cannot be dropped here; its outgoing VCRC is stomped (inverted) so the
   // next receiver drops it, and no fresh VCRC ever covers corrupt bytes.
-  logic [63:0] s0_data;
+  logic [DataW-1:0] s0_data;
   logic [15:0] icrc_q, icrc_base, icrc_hi, icrc8, ivcrc, ivcrc_got;
   logic        vcrc_bad;
   assign s0_data   = gen_slot[0].data_q;
   assign icrc_base = sop_q[0] ? 16'hffff : icrc_q;
-  // Eight bytes as two steps of four; the first step also gives the register
-  // before a VCRC in lanes 4-5.
-  ibr_crc16_bytes #(.NBytes(4)) u_icrc_hi (.crc_i(icrc_base), .data_i(s0_data[63:32]), .crc_o(icrc_hi));
-  ibr_crc16_bytes #(.NBytes(4)) u_icrc_lo (.crc_i(icrc_hi), .data_i(s0_data[31:0]), .crc_o(icrc8));
-  assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
-  assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
-                                : {s0_data[55:48], s0_data[63:56]};
+  if (!Wide) begin : gen_icrc_w64
+    // Eight bytes as two steps of four; the first step also gives the register
+    // before a VCRC in lanes 4-5.
+    ibr_crc16_bytes #(.NBytes(4)) u_icrc_hi (.crc_i(icrc_base), .data_i(s0_data[63:32]), .crc_o(icrc_hi));
+    ibr_crc16_bytes #(.NBytes(4)) u_icrc_lo (.crc_i(icrc_hi), .data_i(s0_data[31:0]), .crc_o(icrc8));
+    assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
+    assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
+                                  : {s0_data[55:48], s0_data[63:56]};
+  end else begin : gen_icrc_wide
+    // One step over the whole beat; at the eop beat its last m = empty+2
+    // bytes (the VCRC and the unused bytes) are zeroed and the result rewound
+    // by m zero bytes: the CRC of the bytes before the VCRC.
+    logic [15:0] icrc_end;
+    ibr_crc16_bytes_end #(.DataW(DataW)) u_icrc (
+      .crc_i(icrc_base), .data_i(s0_data), .eop_i(vcrc_q[0]),
+      .empty_i(empty_q[EmptyW-1:0]), .crc_o(icrc_end), .got_o(ivcrc_got)
+    );
+    assign icrc8   = icrc_end;  // the register after the beat (the next one's base)
+    assign ivcrc   = ~icrc_end;
+    assign icrc_hi = icrc_end;  // (the 64-bit check's half-word step; unused)
+  end
   assign vcrc_bad  = v_q[0] && vcrc_q[0] && (ivcrc_got != ivcrc || len_bad_q);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -500,6 +662,7 @@ module ibr_switch_stage #(
       tel_q   <= '0;
       vcrc_q  <= '0;
       lane4_q <= '0;
+      glob_q  <= '0;
       len_bad_q <= 1'b0;
       bad_q   <= '0;
       empty_q <= '0;
@@ -508,11 +671,14 @@ module ibr_switch_stage #(
         v_q[0]       <= iw_valid;
         sop_q[0]     <= iw_sop;
         eop_q[0]     <= iw_eop;
-        empty_q[2:0] <= iw_empty;
+        empty_q[EmptyW-1:0] <= iw_empty;
         tel_q[0]     <= is_tel_in;
+        glob_q[0]    <= lnh[0];
         vcrc_q[0]    <= is_vcrc_in;
         lane4_q[0]   <= lane4_in;
         len_bad_q    <= iw_eop && len_bad_in;
+      end else if (accept[1]) begin
+        v_q[0] <= 1'b0;  // its beat moves on, a telemetry beat waits at the ingress (DataW > 64)
       end
       if (accept[1]) begin
         bad_q[1] <= vcrc_bad;
@@ -527,26 +693,25 @@ module ibr_switch_stage #(
           v_q[i]     <= v_q[i-1];
           sop_q[i]   <= sop_q[i-1];
           eop_q[i]   <= eop_q[i-1];
-          empty_q[3*i +: 3] <= empty_q[3*(i-1) +: 3];
+          empty_q[EmptyW*i +: EmptyW] <= empty_q[EmptyW*(i-1) +: EmptyW];
           tel_q[i]   <= tel_q[i-1];
           vcrc_q[i]  <= vcrc_q[i-1];
           lane4_q[i] <= lane4_q[i-1];
+          glob_q[i]  <= glob_q[i-1];
         end
       end
     end
   end
-  // The words, one register per slot.
+  // The beats, one register per slot: data, no reset (read only with v_q).
   for (genvar i = 0; i < PipeDepth; i++) begin : gen_slot
-    logic [63:0] data_q, data_d;
+    logic [DataW-1:0] data_q, data_d;
     if (i == 0) begin : gen_first
-      assign data_d = iw_data;
+      assign data_d = iw_beat;
     end else begin : gen_next
       assign data_d = gen_slot[i-1].data_q;
     end
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        data_q <= '0;
-      end else if (accept[i]) begin
+    always_ff @(posedge clk_i) begin
+      if (accept[i]) begin
         data_q <= data_d;
       end
     end
@@ -554,23 +719,57 @@ module ibr_switch_stage #(
 
   // ---------------------------------------------------------------------------
   // Egress: field update and the streaming VCRC over the words as they leave.
-  logic [63:0] edited;
+  logic [DataW-1:0] edited;
   logic [15:0] crc_q, crc_base, crc8, crc4, vcrc;
-  assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:0]} : head_data;
   assign crc_base = head_sop ? 16'hffff : crc_q;
-  // Eight bytes as two steps of four, as at the ingress check.
-  ibr_crc16_bytes #(.NBytes(4)) u_crc_hi (.crc_i(crc_base), .data_i(edited[63:32]), .crc_o(crc4));
-  ibr_crc16_bytes #(.NBytes(4)) u_crc_lo (.crc_i(crc4), .data_i(edited[31:0]), .crc_o(crc8));
-  // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
-  assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);
-  // The VCRC is sent least-significant byte first.
-  assign out_data_o = !head_vcrc ? edited :
-                      head_lane4 ? {edited[63:32], vcrc[7:0], vcrc[15:8], edited[15:0]}
-                                 : {vcrc[7:0], vcrc[15:8], edited[47:0]};
+  if (!Wide) begin : gen_egress_w64
+    assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:0]} : head_data;
+    // Eight bytes as two steps of four, as at the ingress check.
+    ibr_crc16_bytes #(.NBytes(4)) u_crc_hi (.crc_i(crc_base), .data_i(edited[63:32]), .crc_o(crc4));
+    ibr_crc16_bytes #(.NBytes(4)) u_crc_lo (.crc_i(crc4), .data_i(edited[31:0]), .crc_o(crc8));
+    // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
+    assign vcrc = (head_lane4 ? crc4 : crc_base) ^ (head_bad ? 16'h0000 : 16'hffff);
+    // The VCRC is sent least-significant byte first.
+    assign out_data_o = !head_vcrc ? edited :
+                        head_lane4 ? {edited[63:32], vcrc[7:0], vcrc[15:8], edited[15:0]}
+                                   : {vcrc[7:0], vcrc[15:8], edited[47:0]};
+    logic unused_glob;
+    assign unused_glob = ^{glob_q, head_glob, head_empty};
+  end else begin : gen_egress_wide
+    // BTH byte 4 in lane 12 (LNH=2) or 52 (LNH=3) modulo the beat's bytes.
+    localparam int Tel2 = (8 + 4) % NB, Tel3 = (48 + 4) % NB;
+    for (genvar k = 0; k < NB; k++) begin : gen_edit_lane
+      localparam bit At2 = k == Tel2, At3 = k == Tel3;
+      assign edited[DataW-1-8*k -: 8] = head_tel && (At2 && !head_glob || At3 && head_glob) ?
+                                        byte4_new : head_data[DataW-1-8*k -: 8];
+    end
+    logic [15:0] crc_end, got_unused;
+    ibr_crc16_bytes_end #(.DataW(DataW)) u_crc (
+      .crc_i(crc_base), .data_i(edited), .eop_i(head_vcrc), .empty_i(head_empty),
+      .crc_o(crc_end), .got_o(got_unused)
+    );
+    assign crc8 = crc_end;  // the register after the beat
+    assign crc4 = crc_end;  // (the 64-bit stage's half-word step; unused)
+    // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
+    assign vcrc = crc_end ^ {16{!head_bad}};
+    // The VCRC, least-significant byte first, in lanes NB-4j-4 and NB-4j-3 of
+    // the eop beat (j = (empty-2)/4).
+    logic [EmptyW-3:0] head_j;
+    assign head_j = head_empty[EmptyW-1:2];
+    for (genvar g = 0; g < NB / 4; g++) begin : gen_out_slot
+      // 4-byte slot g holds the VCRC in its first two lanes when g = NB/4-1-j.
+      localparam int Hi = DataW - 1 - 32 * g;
+      assign out_data_o[Hi -: 16] = (head_vcrc && 32'(head_j) == 32'(NB / 4 - 1 - g)) ?
+                                    {vcrc[7:0], vcrc[15:8]} : edited[Hi -: 16];
+      assign out_data_o[Hi-16 -: 16] = edited[Hi-16 -: 16];
+    end
+    logic unused_w64;
+    assign unused_w64 = ^{head_lane4, lane4_q, got_unused, crc4, icrc_hi};
+  end
   assign out_valid_o = v_q[PipeDepth-1] && head_ok;
   assign out_sop_o   = head_sop;
   assign out_eop_o   = eop_q[PipeDepth-1];
-  assign out_empty_o = empty_q[3*(PipeDepth-1) +: 3];
+  assign out_empty_o = head_empty;
   assign tel_done    = head_leave && head_tel;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -644,8 +843,8 @@ module ibr_switch_stage #(
                     alg8_ref(byte4_q, zero_q, hash_q, dec_cong_q));
     end
     if (iw_fire && iw_eop) begin
-      assert (iw_empty == 3'd2 || iw_empty == 3'd6)
-        else $fatal(1, "ibr_switch_stage: eop with in_empty_i=%0d; frames are 4k+2 bytes (2 or 6)",
+      assert (iw_empty[1:0] == 2'b10)
+        else $fatal(1, "ibr_switch_stage: eop with in_empty_i=%0d; frames are 4k+2 bytes (2 mod 4)",
                     iw_empty);
     end
     if (iw_fire && is_tel_in) begin
@@ -655,6 +854,9 @@ module ibr_switch_stage #(
   end
 `endif
 `ifdef FORMAL
+  if (DataW != 64) begin : gen_formal_width
+    `IBR_PARAM_ERROR("ibr_switch_stage: the formal properties are written for DataW = 64")
+  end
   // ===========================================================================
   // Formal properties (Yosys's SMT flow: read_verilog -formal; yosys-smtbmc;
   // ibreservoir verify --formal runs them). assume: the environment; assert:

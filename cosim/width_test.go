@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cosim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"ibreservoir/hash"
+	"ibreservoir/header"
+	"ibreservoir/internal/testtool"
+	"ibreservoir/refmodel"
+	"ibreservoir/vectors"
+	"ibreservoir/verilog"
+)
+
+// widthConfigs are the configurations the beat-width tests run at each
+// width: the default; mxm (its pipelined hash) with the DestQP id, depth 3
+// and the combinational ready path; CRC-32 with the SLID id, the wide link
+// encoding and depth 4; sender draws. Between them every field a wide beat
+// feeds the hash from the sop or the telemetry beat, every depth and both
+// ready paths.
+func widthConfigs(w int) []verilog.Config {
+	a := verilog.DefaultConfig()
+	b := a
+	b.Hash, b.ID, b.PipeDepth, b.Ready = hash.New(hash.MXM), hash.IDPSNDestQP, 3, verilog.ReadyComb
+	c := a
+	c.Hash, c.ID, c.Link, c.PipeDepth = hash.New(hash.CRC32), hash.IDPSNSLID, hash.LinkWide, 4
+	d := a
+	d.Generator, d.CountBits, d.SenderL = refmodel.GeneratorSender, 0, 3
+	cs := []verilog.Config{a, b, c, d}
+	for i := range cs {
+		cs[i].Width = w
+	}
+	return cs
+}
+
+// TestWidth co-simulates widthConfigs at 64 and at 512 bits on the same
+// vectors (the model's packets; the harness cuts them into beats of the
+// width), under backpressure and input gaps, with zero mismatches and every
+// reachable coverage bin hit.
+func TestWidth(t *testing.T) {
+	testtool.Need(t, "verilator")
+	for _, w := range []int{64, 512} {
+		t0 := time.Now()
+		var log bytes.Buffer
+		rep, err := Verify(context.Background(), Options{
+			Configs: widthConfigs(w), Seed: 21, Random: 300, WorkDir: workDir(t, fmt.Sprintf("width-%d", w)),
+			Lanes: 1, Parts: 1, Stall: 5, Gap: 3, Log: &log,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d bits: %.1f s (build %.1f s, 0 when reused)\n%s", w, time.Since(t0).Seconds(), rep.Build.Seconds(), log.String())
+		for _, cr := range rep.Configs {
+			for _, e := range cr.Explained {
+				t.Error(e)
+			}
+			for _, b := range cr.Missing {
+				t.Errorf("%s: coverage bin %s never hit", cr.Config.Name(), b)
+			}
+		}
+		if !rep.OK() {
+			t.Fatalf("%d bits: %d mismatches, %d RTL assertions, %d coverage holes", w, rep.Mismatches, rep.Assertions, rep.Uncovered)
+		}
+	}
+}
+
+// widthPlants are bugs that only wide beats can show: each is one line of
+// a copy of the library changed, the configuration (index into
+// widthConfigs) and width that must catch it. (A plant keeps every signal
+// read, so the build's -Wall lint passes and the bug, not the lint, fails.)
+var widthPlants = []struct {
+	name, file, old, bug string
+	cfg, width           int
+}{
+	{"the PSN of a local packet read one lane late at 512 bits", "ibr_switch_stage.sv",
+		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,", 0, 512},
+	{"the congested bit of a telemetry byte in the sop beat taken from the packet before", "ibr_switch_stage.sv",
+		"        if (Wide && iw_sop) begin\n          dec_cong_q <= iw_cong;", "        if (1'b0) begin\n          dec_cong_q <= iw_cong;", 0, 512},
+	{"the SLID of a PSN in the sop beat taken from the packet before", "ibr_switch_stage.sv",
+		"assign slid   = iw_sop ? iw_data[15:0] : slid_q;", "assign slid   = slid_q;", 2, 512},
+	{"the DestQP of a PSN in the telemetry beat taken from the packet before", "ibr_switch_stage.sv",
+		"assign destqp = is_tel_in ? tel_destqp : destqp_q;", "assign destqp = destqp_q;", 1, 512},
+	{"a telemetry beat taken while the previous packet's decision is pending", "ibr_switch_stage.sv",
+		"assign accept[0] = (head_leave || !(&v_q)) && !tel_wait;", "assign accept[0] = (head_leave || !(&v_q)) && !(tel_wait && 1'b0);", 0, 512},
+	{"the hash's K as the hash is taken, not as the PSN beat was (the next sop beat's cfg_we_i already applied)", "ibr_switch_stage.sv",
+		"assign hash_k   = id_k_q;", "assign hash_k   = k_q | (id_k_q & 32'd0);", 3, 512},
+	{"a beat waiting in the skid buffer given the configuration current when it leaves it", "ibr_switch_stage.sv",
+		"assign iw_k = skid_v_q ? skid_k_q : (cfg_we_i ? k_pre : k_q);", "assign iw_k = (cfg_we_i ? k_pre : k_q) | (skid_k_q & 32'd0);", 3, 512},
+	{"the VCRC ingress check of a 128-bit eop beat compared with the wrong lanes", "ibr_crc16_bytes_end.sv",
+		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};",
+		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128},
+}
+
+// TestWidthPlanted plants each of widthPlants, and a wrong rewind matrix for
+// one eop position (12 trailing bytes: 54 valid bytes in a 512-bit eop
+// beat), in a copy of the library: the width test's vectors must fail it at
+// its width (mismatches or an RTL assertion). The unchanged library passes
+// the same vectors (TestWidth, TestWidthAll).
+func TestWidthPlanted(t *testing.T) {
+	testtool.Need(t, "verilator")
+	type plant struct {
+		name, file, old, bug string
+		cfg, width           int
+	}
+	var plants []plant
+	for _, p := range widthPlants {
+		plants = append(plants, plant(p))
+	}
+	lib, err := verilog.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range lib {
+		if f.Name != verilog.PackageFile {
+			continue
+		}
+		for _, line := range strings.Split(string(f.Data), "\n") {
+			if strings.HasPrefix(line, "      12: vcrc_rewind = 256'h") {
+				// Flip the last bit of the row of register bit 0.
+				last := line[len(line)-2]
+				flip := fmt.Sprintf("%x", (strings.IndexByte("0123456789abcdef", last))^1)
+				plants = append(plants, plant{"the rewind by 12 zero bytes wrong in one bit", verilog.PackageFile,
+					line, line[:len(line)-2] + flip + ";", 0, 512})
+			}
+		}
+	}
+	if len(plants) != len(widthPlants)+1 {
+		t.Fatal("no rewind matrix for 12 bytes in ibr_pkg.sv")
+	}
+	for i, p := range plants {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			c := widthConfigs(p.width)[p.cfg]
+			files, err := Sources([]verilog.Config{c}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if files, err = verilog.Patch(files, p.file, p.old, p.bug); err != nil {
+				t.Fatal(err)
+			}
+			m, err := buildFiles(context.Background(), workDir(t, fmt.Sprintf("width-plant-%d", i)), files, []verilog.Config{c}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21, Random: 300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path, _ := writeSet(t, set)
+			res, err := m.Run(context.Background(), 0, path, RunOptions{MaxFail: 3, Stall: 5, Gap: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Mismatches == 0 && res.Assertions == 0 {
+				t.Fatalf("%s (%s, %d bits): passed co-simulation", p.name, c.Name(), p.width)
+			}
+			t.Logf("%s (%s): %d mismatches, %d RTL assertions", p.name, c.Name(), res.Mismatches, res.Assertions)
+		})
+	}
+}
