@@ -252,6 +252,10 @@ func (t *Tally) Add(s Sample) { t.add(&s) }
 func (t *Tally) add(sp *Sample) {
 	s := sp
 	t.Packets++
+	if t.hash.Kind == hash.MXM {
+		t.addMXM(s)
+		return
+	}
 	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight || t.noForm {
 		t.addReference(*s)
 		return
@@ -562,6 +566,43 @@ func (t *Tally) Flush() {
 	}
 }
 
+// addMXM is Add for mxm, which has no Form and no kernel: each link's bit
+// in full, as hash.Func.Bit computes it (the id times Mult0Const*d, then
+// the xorshift and multiply; the product taken as (Mult0Const*id)*d), in a
+// loop without a branch on the bit. As the kernels' records do, a link whose
+// bit is 1 is charged -2*s (s the signed weight, +w for a hop bit of 0),
+// and the batch's constant part gains s. addReference is its oracle.
+func (t *Tally) addMXM(s *Sample) {
+	var s1, s2 int64
+	switch t.scheme {
+	case header.OneReservoir:
+		if s.HopCount == 0 {
+			return // an empty reservoir adds nothing (Alg. 9)
+		}
+		s1 = signOf(uint32(s.HopBit)) * int64(s.HopCount)
+		if s.CongBit == 1 {
+			s2 = s1
+		}
+	case header.TwoReservoir:
+		if s.HopCount > 0 {
+			s1 = signOf(uint32(s.HopBit)) * int64(s.HopCount)
+		}
+		if s.CongCount > 0 {
+			s2 = signOf(uint32(s.CongBit)) * int64(s.CongCount)
+		}
+	}
+	t.sum1 += s1
+	t.sum2 += s2
+	k := hash.Mult0Const * s.ID
+	c1, c2 := -2*s1, -2*s2
+	counts, congested := t.counts, t.congested[:len(t.counts)]
+	for j, d := range t.D[:len(counts)] {
+		m := -int64(hash.MXMFromK(k, d)) // 0, or -1 where the bit is 1
+		counts[j] += c1 & m
+		congested[j] += c2 & m
+	}
+}
+
 // addReference is Alg. 7 and Alg. 9 as the thesis writes them, one candidate
 // link at a time with hash.Func.Bit; the path for SipHash, and the oracle the
 // batched kernel is tested against.
@@ -742,6 +783,21 @@ func weightedBitsReference(h hash.Func, ds []uint32, weights []int64, ids []uint
 	}
 }
 
+// weightedBitsMXM is WeightedBits for mxm: each bit in full, as
+// hash.Func.Bit computes it (the product taken as (Mult0Const*id)*d), summed
+// without a branch on the bit. weightedBitsReference is its oracle.
+func weightedBitsMXM(ds []uint32, weights []int64, ids []uint32, out []int64) {
+	weights = weights[:len(ds)]
+	for i, id := range ids {
+		k := hash.Mult0Const * id
+		var s int64
+		for j, d := range ds {
+			s += weights[j] & -int64(hash.MXMFromK(k, d))
+		}
+		out[i] = s
+	}
+}
+
 // WeightedBits sets out[i] to the sum over j of weights[j]*H(ids[i], ds[j]):
 // with weights proportional to the probability that a packet's reservoir
 // holds link j (the routing's share of the link times the selection of its
@@ -782,8 +838,12 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 	// A call's records charge at most kernel.MaxSum in total: they go in
 	// calls of batchSize (each |w| < 2^21).
 	f1, ok := h.FormID(1)
+	if !ok && h.Kind == hash.MXM {
+		weightedBitsMXM(ds, weights, ids, out) // no kernel takes it
+		return nil
+	}
 	if !ok {
-		weightedBitsReference(h, ds, weights, ids, out) // mxm: no kernel takes it
+		weightedBitsReference(h, ds, weights, ids, out)
 		return nil
 	}
 	mask := kernelMask(f1)
