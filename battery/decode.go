@@ -409,7 +409,7 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 // PSNs and queue pairs of its own) and summarizes them for every window size
 // 2^k, k in ks: 2^(runBits-k) windows per stream.
 func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, ks []int, runBits, runs int, p float64, run uint64) ([]decodeWindow, error) {
-	mv, err := newDecodeMoments(h, opt, enc, w, ks[0], runBits, runs, p, run)
+	mv, err := newDecodeMoments(h, opt, enc, w, ks[0], runBits, runs, run)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ type decodeMoments struct {
 	base   int // log2 of the base window
 }
 
-func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, p float64, run uint64) (*decodeMoments, error) {
+func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, run uint64) (*decodeMoments, error) {
 	m, err := decodeModel(h, opt, enc, w, 3, 1)
 	if err != nil {
 		return nil, err
@@ -449,7 +449,6 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 	ids := make([]uint32, base)
 	sigma := make([]int64, base)
 	prev := make([]int64, nl)
-	cur := make([]int64, nl)
 	var fs0 flowSet
 	for r := range runs {
 		sm := newSampler(run, tagFlows)
@@ -470,11 +469,11 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 			if ss[bw], err = w.expected(m, fs, tw, tds, tl, b*base, ids, sigma); err != nil {
 				return nil, err
 			}
-			countsOf(tl, w.diam, p, cur)
+			cur, _ := tl.Counts()
 			for j := range nl {
 				mu[bw*nl+j] = cur[j] - prev[j]
 			}
-			copy(prev, cur)
+			prev = cur
 		}
 	}
 	return &decodeMoments{w: w, m: m, fs: fs0, ds: ds, mu: mu, ss: ss, nb: nb, base: baseBits}, nil

@@ -368,3 +368,25 @@ func TestAgreementsWrittenOut(t *testing.T) {
 		t.Error("three worst links at once were accepted")
 	}
 }
+
+// TestFlowSetIDs holds ids, which counts the flow and step on, to packet's
+// division, for one flow and several, from offsets inside a round of flows.
+func TestFlowSetIDs(t *testing.T) {
+	for _, n := range []int{1, 3, 16} {
+		src := make([]int, n)
+		for i := range src {
+			src[i] = i
+		}
+		fs := newFlowSet(src, newSampler(4, tagFlows))
+		for _, first := range []int{0, 1, 17, 1<<24 - 5} {
+			ids := make([]uint32, 50)
+			fs.ids(hash.IDPSNDestQP, first, ids)
+			for k, id := range ids {
+				slid, qp, psn := fs.packet(first + k)
+				if want := hash.IDPSNDestQP.ID(slid, qp, psn); id != want {
+					t.Fatalf("%d flows, packet %d: id %#x, packet gives %#x", n, first+k, id, want)
+				}
+			}
+		}
+	}
+}
