@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -656,7 +657,15 @@ func agreements(m *refmodel.Model, w *workload, fs flowSet, ds []uint32, worst [
 	ids := make([]uint32, base)
 	prev := make([]int64, len(traffic))
 	h := m.Config().Hash
-	sign := func(id uint32, d int) int64 { return 1 - 2*int64(h.Bit(id, ds[d])) }
+	// The bit through the hash's Form where it has one (a multiply and a
+	// parity, where hash.Func.Bit runs the CRCs over bytes), else in full.
+	sign := func(id uint32, d int) int64 {
+		if f, ok := h.FormD(id); ok {
+			x := ds[d]
+			return 1 - 2*int64(uint32(bits.OnesCount32((f.A*x*x+f.B*x)&f.Mask)&1)^f.C&1)
+		}
+		return 1 - 2*int64(h.Bit(id, ds[d]))
+	}
 	for bw := range nb {
 		fs.ids(m.Config().ID, bw*base, ids)
 		for _, id := range ids {
