@@ -20,7 +20,7 @@ func TestCandidateMomentsMatchModel(t *testing.T) {
 	h := hash.New(hash.Mult0)
 	for _, opt := range hash.IDOptions() {
 		for _, enc := range []hash.LinkEncoding{hash.LinkThesis, hash.LinkPacked} {
-			want, err := newDecodeMoments(h, opt, enc, w, 10, 12, 2, 0.99, 3)
+			want, err := newDecodeMoments(h, opt, enc, w, 10, 12, 2, 3)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -409,7 +410,7 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 // PSNs and queue pairs of its own) and summarizes them for every window size
 // 2^k, k in ks: 2^(runBits-k) windows per stream.
 func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, ks []int, runBits, runs int, p float64, run uint64) ([]decodeWindow, error) {
-	mv, err := newDecodeMoments(h, opt, enc, w, ks[0], runBits, runs, p, run)
+	mv, err := newDecodeMoments(h, opt, enc, w, ks[0], runBits, runs, run)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +428,7 @@ type decodeMoments struct {
 	base   int // log2 of the base window
 }
 
-func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, p float64, run uint64) (*decodeMoments, error) {
+func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, baseBits, runBits, runs int, run uint64) (*decodeMoments, error) {
 	m, err := decodeModel(h, opt, enc, w, 3, 1)
 	if err != nil {
 		return nil, err
@@ -449,7 +450,6 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 	ids := make([]uint32, base)
 	sigma := make([]int64, base)
 	prev := make([]int64, nl)
-	cur := make([]int64, nl)
 	var fs0 flowSet
 	for r := range runs {
 		sm := newSampler(run, tagFlows)
@@ -470,11 +470,11 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 			if ss[bw], err = w.expected(m, fs, tw, tds, tl, b*base, ids, sigma); err != nil {
 				return nil, err
 			}
-			countsOf(tl, w.diam, p, cur)
+			cur, _ := tl.Counts()
 			for j := range nl {
 				mu[bw*nl+j] = cur[j] - prev[j]
 			}
-			copy(prev, cur)
+			prev = cur
 		}
 	}
 	return &decodeMoments{w: w, m: m, fs: fs0, ds: ds, mu: mu, ss: ss, nb: nb, base: baseBits}, nil
@@ -495,10 +495,11 @@ func (mv *decodeMoments) summarize(ks []int, p float64) ([]decodeWindow, error) 
 		}
 	}
 	// Blame, where a window size's worst link stands out: the agreement of
-	// its bits with every traffic link's, per base window, from a tally of
-	// weight-1 samples whose hop bit is H(id, d). Each such link costs a pass
-	// over the stream, so only the smallest and the largest window sizes
-	// that stand out get theirs (and every other size with the same link).
+	// its bits with every traffic link's, per base window, from a tally
+	// whose samples carry H(id, d) (agreements). The links cost a pass over
+	// the stream (two links share one), so only the smallest and the
+	// largest window sizes that stand out get theirs (and every other size
+	// with the same link).
 	blameFor := map[int][]int{} // worst link -> indices into ks
 	if n := len(significant); n > 0 {
 		ends := []uint64{out[significant[0]].Worst, out[significant[n-1]].Worst}
@@ -513,13 +514,16 @@ func (mv *decodeMoments) summarize(ks []int, p float64) ([]decodeWindow, error) 
 		worst = append(worst, d)
 	}
 	slices.Sort(worst)
-	for _, d := range worst {
-		agree, err := agreements(m, w, fs, ds, d, ks[0], nb)
+	// The two ends' links share one pass.
+	if len(worst) > 0 {
+		agree, err := agreements(m, w, fs, ds, worst, ks[0], nb)
 		if err != nil {
 			return nil, err
 		}
-		for _, i := range blameFor[d] {
-			out[i].Blame = blame(w, mu[:nb*nl], ss[:nb], agree, nl, d, ks[i]-ks[0], 1<<ks[i])
+		for x, d := range worst {
+			for _, i := range blameFor[d] {
+				out[i].Blame = blame(w, mu[:nb*nl], ss[:nb], agree[x], nl, d, ks[i]-ks[0], 1<<ks[i])
+			}
 		}
 	}
 	return out, nil
@@ -612,30 +616,83 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 	return d
 }
 
-// agreements returns, per base window and link j, the sum over the window's
-// packets of (-1)^(H(id, d_j) ^ H(id, d_worst)): the model's tally of weight-1
-// samples whose hop bit is the worst link's bit.
-func agreements(m *refmodel.Model, w *workload, fs flowSet, ds []uint32, worst, baseBits, nb int) ([]int64, error) {
-	tl, err := m.NewTally(w.set)
+// agreements returns, for each link of worst (one or two) and per base
+// window and traffic link j, the sum over the window's packets of
+// (-1)^(H(id, d_j) ^ H(id, d_worst)): the model's tally of samples whose hop
+// bit and weight carry the worst links' bits. Blame reads the traffic links'
+// sums only, so the tally runs over them alone (a candidate set of the
+// workload's traffic links, about half of its links); the other links' sums
+// are 0.
+//
+// One worst link: weight-1 samples whose hop bit is its bit. Two, a and b,
+// share one pass: packet i's sample has the signed weight a_i + M*b_i, a_i
+// and b_i the signs (-1)^H(id_i, d), so that a link's count over a base
+// window is A_a + M*A_b with |A_a| at most the window's packets; M = 2*base
+// + 1 tells the two sums apart exactly.
+func agreements(m *refmodel.Model, w *workload, fs flowSet, ds []uint32, worst []int, baseBits, nb int) ([][]int64, error) {
+	if len(worst) < 1 || len(worst) > 2 {
+		return nil, fmt.Errorf("agreements with %d links at once, want 1 or 2", len(worst))
+	}
+	sub := refmodel.NewCandidateSet(w.set.PathLen)
+	var traffic []int // sub's links, by index in the workload's set
+	for j, u := range w.units {
+		if u != 0 {
+			if err := sub.Add(w.set.Hops[j], w.set.Links[j]); err != nil {
+				return nil, err
+			}
+			traffic = append(traffic, j)
+		}
+	}
+	tl, err := m.NewTally(sub)
 	if err != nil {
 		return nil, err
 	}
 	nl := len(ds)
 	base := 1 << baseBits
-	out := make([]int64, nb*nl)
+	M := int64(2*base + 1)
+	out := make([][]int64, len(worst))
+	for i := range out {
+		out[i] = make([]int64, nb*nl)
+	}
 	ids := make([]uint32, base)
-	prev, cur := make([]int64, nl), make([]int64, nl)
+	prev := make([]int64, len(traffic))
 	h := m.Config().Hash
+	// The bit through the hash's Form where it has one (a multiply and a
+	// parity, where hash.Func.Bit runs the CRCs over bytes), else in full.
+	sign := func(id uint32, d int) int64 {
+		if f, ok := h.FormD(id); ok {
+			x := ds[d]
+			return 1 - 2*int64(uint32(bits.OnesCount32((f.A*x*x+f.B*x)&f.Mask)&1)^f.C&1)
+		}
+		return 1 - 2*int64(h.Bit(id, ds[d]))
+	}
 	for bw := range nb {
 		fs.ids(m.Config().ID, bw*base, ids)
 		for _, id := range ids {
-			tl.Add(refmodel.Sample{ID: id, HopBit: uint8(h.Bit(id, ds[worst])), HopCount: 1})
+			s := sign(id, worst[0])
+			if len(worst) == 2 {
+				s += M * sign(id, worst[1])
+			}
+			bit, wt := uint8(0), s
+			if s < 0 {
+				bit, wt = 1, -s
+			}
+			tl.Add(refmodel.Sample{ID: id, HopBit: bit, HopCount: int(wt)})
 		}
-		countsOf(tl, w.diam, refmodel.DefaultP, cur)
-		for j := range nl {
-			out[bw*nl+j] = cur[j] - prev[j]
+		cur, _ := tl.Counts()
+		for k, j := range traffic {
+			v := cur[k] - prev[k]
+			if len(worst) == 1 {
+				out[0][bw*nl+j] = v
+				continue
+			}
+			a := ((v % M) + M) % M // A_a, in -base..base
+			if a > int64(base) {
+				a -= M
+			}
+			out[0][bw*nl+j], out[1][bw*nl+j] = a, (v-a)/M
 		}
-		copy(prev, cur)
+		prev = cur
 	}
 	return out, nil
 }

@@ -307,3 +307,86 @@ func TestMechanismFindsAlignment(t *testing.T) {
 		t.Errorf("SipHash's mechanism: %q", m)
 	}
 }
+
+// TestAgreementsWrittenOut holds the blame's agreement sums, one worst link
+// a pass or two sharing one, to the sums written out with hash.Func.Bit: a
+// traffic link's sum per base window, 0 for a link without traffic (blame
+// reads the traffic links only).
+func TestAgreementsWrittenOut(t *testing.T) {
+	w, err := buildWorkload(decodeTopologies[0], "topo", 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const baseBits, nb = 6, 5
+	nl := len(w.set.Links)
+	for _, kn := range []string{"crc16", "double", "parity-xor", "siphash"} {
+		k, err := hash.ParseKind(kn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := hash.New(k)
+		m, err := decodeModel(h, hash.IDPSNSLID, hash.LinkThesis, w, 3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := w.set.Encode(hash.LinkThesis)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := newFlowSet(w.src, newSampler(9, tagFlows))
+		// A zero-traffic link and a traffic link as the worst links.
+		a, b := slices.Index(w.units, 0), slices.IndexFunc(w.units, func(u int64) bool { return u != 0 })
+		want := func(d int) []int64 {
+			out := make([]int64, nb*nl)
+			ids := make([]uint32, 1<<baseBits)
+			for bw := range nb {
+				fs.ids(hash.IDPSNSLID, bw<<baseBits, ids)
+				for j := range nl {
+					if w.units[j] == 0 {
+						continue
+					}
+					for _, id := range ids {
+						out[bw*nl+j] += 1 - 2*int64(h.Bit(id, ds[j])^h.Bit(id, ds[d]))
+					}
+				}
+			}
+			return out
+		}
+		for _, worst := range [][]int{{a}, {b}, {a, b}, {b, a}} {
+			got, err := agreements(m, w, fs, ds, worst, baseBits, nb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for x, d := range worst {
+				if !slices.Equal(got[x], want(d)) {
+					t.Errorf("%s, worst links %v: link %d's agreements differ from the written-out sums", kn, worst, d)
+				}
+			}
+		}
+	}
+	if _, err := agreements(nil, w, flowSet{}, nil, []int{1, 2, 3}, 6, 1); err == nil {
+		t.Error("three worst links at once were accepted")
+	}
+}
+
+// TestFlowSetIDs holds ids, which counts the flow and step on, to packet's
+// division, for one flow and several, from offsets inside a round of flows.
+func TestFlowSetIDs(t *testing.T) {
+	for _, n := range []int{1, 3, 16} {
+		src := make([]int, n)
+		for i := range src {
+			src[i] = i
+		}
+		fs := newFlowSet(src, newSampler(4, tagFlows))
+		for _, first := range []int{0, 1, 17, 1<<24 - 5} {
+			ids := make([]uint32, 50)
+			fs.ids(hash.IDPSNDestQP, first, ids)
+			for k, id := range ids {
+				slid, qp, psn := fs.packet(first + k)
+				if want := hash.IDPSNDestQP.ID(slid, qp, psn); id != want {
+					t.Fatalf("%d flows, packet %d: id %#x, packet gives %#x", n, first+k, id, want)
+				}
+			}
+		}
+	}
+}

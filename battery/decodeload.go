@@ -296,8 +296,13 @@ func (fs flowSet) packet(i int) (slid uint16, destQP, psn uint32) {
 // ids fills ids with the packet ids of packets first, first+1, ... under
 // option o.
 func (fs flowSet) ids(o hash.IDOption, first int, ids []uint32) {
+	// packet(first+k), its flow and step counted on instead of divided out.
+	n := len(fs.slid)
+	f, q := first%n, uint32(first/n)
 	for k := range ids {
-		slid, qp, psn := fs.packet(first + k)
-		ids[k] = o.ID(slid, qp, psn)
+		ids[k] = o.ID(fs.slid[f], fs.destQP[f], (fs.start[f]+q)&0xFFFFFF)
+		if f++; f == n {
+			f, q = 0, q+1
+		}
 	}
 }

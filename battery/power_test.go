@@ -80,7 +80,7 @@ func TestDecodePlantedLinkFails(t *testing.T) {
 	}
 	level := b.cfg.Alpha / float64(b.decodeTests)
 	p := b.cfg.Decode.P
-	mv, err := newDecodeMoments(hash.New(hash.Mult0), hash.IDPSNSLID, hash.LinkThesis, w, 20, 22, runs, p, 5)
+	mv, err := newDecodeMoments(hash.New(hash.Mult0), hash.IDPSNSLID, hash.LinkThesis, w, 20, 22, runs, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,11 @@ type Tally struct {
 	scheme header.Scheme
 	hash   hash.Func
 	quad   bool   // the hash's Forms over d have A != 0 (the double hash)
+	// sq: the Forms over d have B = 0 as well (the double hash, A = id): A*d*d
+	// is A times the constant d*d (mod 2^32), so the records (A, 0) run on
+	// a plan of the links' squares, the step kernels' contract without d*d.
+	// A Form with B != 0 then takes addReference.
+	sq bool
 	mask   uint32 // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
 	// formMask and shift: the mask of the hash's Forms over d for id 1, and
 	// the shift that brings it to the kernel's mask (Add's common case).
@@ -164,10 +169,42 @@ func (m *Model) NewTally(set CandidateSet) (*Tally, error) {
 	if !ok && t.sip == nil {
 		t.noForm = true // no kernel takes it: a zero Form would decode every bit as 0
 	}
-	if ok && !t.quad {
-		t.plan = kernel.NewPlan(ds)
+	if f, _ := m.cfg.Hash.FormD(1); ok && t.quad && f.B == 0 {
+		t.sq = true
+	}
+	if ok && (!t.quad || t.sq) {
+		t.plan = kernel.NewPlan(t.planLinks())
 	}
 	return t, nil
+}
+
+// planLinks is the links the step kernels' plan holds: D, or for sq the
+// squares of D (mod 2^32).
+func (t *Tally) planLinks() []uint32 {
+	if !t.sq {
+		return t.D
+	}
+	ds := make([]uint32, len(t.D))
+	for j, d := range t.D {
+		ds[j] = d * d
+	}
+	return ds
+}
+
+// freshPlan remakes the plan when D changed since it was made.
+func (t *Tally) freshPlan() {
+	pl := t.plan.Links()
+	same := len(pl) == len(t.D)
+	for j := 0; same && j < len(pl); j++ {
+		d := t.D[j]
+		if t.sq {
+			d *= d
+		}
+		same = pl[j] == d
+	}
+	if !same {
+		t.plan = kernel.NewPlan(t.planLinks())
+	}
 }
 
 // kernelMask is the parity kernel's mask for a hash whose Forms have f's
@@ -215,6 +252,10 @@ func (t *Tally) Add(s Sample) { t.add(&s) }
 func (t *Tally) add(sp *Sample) {
 	s := sp
 	t.Packets++
+	if t.hash.Kind == hash.MXM {
+		t.addMXM(s)
+		return
+	}
 	if uint(s.HopCount) > maxKernelWeight || uint(s.CongCount) > maxKernelWeight || t.noForm {
 		t.addReference(*s)
 		return
@@ -236,6 +277,13 @@ func (t *Tally) add(sp *Sample) {
 			t.addReference(*s) // a mask the kernel does not take: not a built-in hash
 			return
 		}
+	}
+	if t.sq {
+		if b != 0 {
+			t.addReference(*s) // not a Form of A alone
+			return
+		}
+		b, a = a, 0 // A*d*d: A times the plan's link d*d
 	}
 	w := int64(s.HopCount)
 	switch t.scheme {
@@ -294,8 +342,12 @@ type uniBatch struct {
 
 // addUni queues B for the count kernels in the batch of output class c and
 // signed weight sw (|sw| <= maxUniWeight; the caller has added sw to the
-// batch's constant part).
+// batch's constant part). A record with B = 0 counts nowhere (its parity is
+// 0 on every link: half the parity hash's records) and is dropped.
 func (t *Tally) addUni(c int, sw int64, b uint32) {
+	if b == 0 {
+		return
+	}
 	q := t.uni[c][sw+maxUniWeight]
 	if q == nil {
 		q = new(uniBatch)
@@ -319,9 +371,7 @@ func (t *Tally) flushUni(c int, sw int64) {
 	if p == nil {
 		p = kernel.Default
 	}
-	if !slices.Equal(t.plan.Links(), t.D) {
-		t.plan = kernel.NewPlan(t.D) // D changed since the plan was made
-	}
+	t.freshPlan()
 	out := t.counts
 	switch c {
 	case batchBoth:
@@ -461,17 +511,39 @@ func (t *Tally) flushBatch(q *recBatch) {
 	case t.sip != nil:
 		p.Sip(*t.sip, t.D, recs, out, nil, false)
 	case t.plan != nil:
-		if !slices.Equal(t.plan.Links(), t.D) {
-			t.plan = kernel.NewPlan(t.D) // D changed since the plan was made
-		}
-		p.ParityPlan(t.plan, recs, out, nil, t.mask)
+		t.freshPlan()
+		p.ParityPlan(t.plan, mergeRecs(recs), out, nil, t.mask)
 	default:
-		p.Parity(t.D, recs, out, nil, t.quad, t.mask)
+		p.Parity(t.D, mergeRecs(recs), out, nil, t.quad, t.mask)
 	}
 	if q == &t.batch[batchBoth] {
 		t.addBoth(out)
 	}
 	q.n = 0
+}
+
+// mergeRecs merges, in place, each run of parity-contract records alike in
+// B and A into one carrying the run's summed weights (the same charges on
+// the same links: one record's work for the kernel instead of a run's; the
+// parity hashes' records are all alike), and drops the records with B = A =
+// 0, whose parity is 0 on every link. The sums stay within the kernels'
+// lanes: each is at most the sum of the weights merged.
+func mergeRecs(recs []uint32) []uint32 {
+	const w = kernel.RecWords
+	n := 0
+	for i := 0; i+w <= len(recs); i += w {
+		r := recs[i : i+w : i+w]
+		switch {
+		case r[0] == 0 && r[1] == 0:
+		case n > 0 && recs[n-w] == r[0] && recs[n-w+1] == r[1]:
+			recs[n-2] += r[2]
+			recs[n-1] += r[3]
+		default:
+			copy(recs[n:n+w], r)
+			n += w
+		}
+	}
+	return recs[:n]
 }
 
 // Flush completes the batched packets. Every reader of the counts calls it;
@@ -491,6 +563,43 @@ func (t *Tally) Flush() {
 			t.congested[j] += t.sum2
 		}
 		t.sum1, t.sum2 = 0, 0
+	}
+}
+
+// addMXM is Add for mxm, which has no Form and no kernel: each link's bit
+// in full, as hash.Func.Bit computes it (the id times Mult0Const*d, then
+// the xorshift and multiply; the product taken as (Mult0Const*id)*d), in a
+// loop without a branch on the bit. As the kernels' records do, a link whose
+// bit is 1 is charged -2*s (s the signed weight, +w for a hop bit of 0),
+// and the batch's constant part gains s. addReference is its oracle.
+func (t *Tally) addMXM(s *Sample) {
+	var s1, s2 int64
+	switch t.scheme {
+	case header.OneReservoir:
+		if s.HopCount == 0 {
+			return // an empty reservoir adds nothing (Alg. 9)
+		}
+		s1 = signOf(uint32(s.HopBit)) * int64(s.HopCount)
+		if s.CongBit == 1 {
+			s2 = s1
+		}
+	case header.TwoReservoir:
+		if s.HopCount > 0 {
+			s1 = signOf(uint32(s.HopBit)) * int64(s.HopCount)
+		}
+		if s.CongCount > 0 {
+			s2 = signOf(uint32(s.CongBit)) * int64(s.CongCount)
+		}
+	}
+	t.sum1 += s1
+	t.sum2 += s2
+	k := hash.Mult0Const * s.ID
+	c1, c2 := -2*s1, -2*s2
+	counts, congested := t.counts, t.congested[:len(t.counts)]
+	for j, d := range t.D[:len(counts)] {
+		m := -int64(hash.MXMFromK(k, d)) // 0, or -1 where the bit is 1
+		counts[j] += c1 & m
+		congested[j] += c2 & m
 	}
 }
 
@@ -674,6 +783,21 @@ func weightedBitsReference(h hash.Func, ds []uint32, weights []int64, ids []uint
 	}
 }
 
+// weightedBitsMXM is WeightedBits for mxm: each bit in full, as
+// hash.Func.Bit computes it (the product taken as (Mult0Const*id)*d), summed
+// without a branch on the bit. weightedBitsReference is its oracle.
+func weightedBitsMXM(ds []uint32, weights []int64, ids []uint32, out []int64) {
+	weights = weights[:len(ds)]
+	for i, id := range ids {
+		k := hash.Mult0Const * id
+		var s int64
+		for j, d := range ds {
+			s += weights[j] & -int64(hash.MXMFromK(k, d))
+		}
+		out[i] = s
+	}
+}
+
 // WeightedBits sets out[i] to the sum over j of weights[j]*H(ids[i], ds[j]):
 // with weights proportional to the probability that a packet's reservoir
 // holds link j (the routing's share of the link times the selection of its
@@ -714,8 +838,12 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 	// A call's records charge at most kernel.MaxSum in total: they go in
 	// calls of batchSize (each |w| < 2^21).
 	f1, ok := h.FormID(1)
+	if !ok && h.Kind == hash.MXM {
+		weightedBitsMXM(ds, weights, ids, out) // no kernel takes it
+		return nil
+	}
 	if !ok {
-		weightedBitsReference(h, ds, weights, ids, out) // mxm: no kernel takes it
+		weightedBitsReference(h, ds, weights, ids, out)
 		return nil
 	}
 	mask := kernelMask(f1)
@@ -736,7 +864,7 @@ func (m *Model) WeightedBits(ds []uint32, weights []int64, ids []uint32, out []i
 	}
 	for len(recs) > 0 {
 		n := min(len(recs), batchSize*kernel.RecWords)
-		kernel.Parity(ids, recs[:n], out, nil, false, mask)
+		kernel.Parity(ids, mergeRecs(recs[:n]), out, nil, false, mask)
 		recs = recs[n:]
 	}
 	for i := range out {

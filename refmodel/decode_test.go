@@ -261,3 +261,35 @@ func TestWeightedBits(t *testing.T) {
 		t.Error("a weight beyond 2^21 was accepted")
 	}
 }
+
+// TestTallyPlanFollowsD holds the step kernels' plan (of the links, or of
+// their squares for the double hash) to the links a caller changed after
+// NewTally: the counts stay those of Alg. 9 written out over the new links.
+func TestTallyPlanFollowsD(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, k := range []hash.Kind{hash.SingleMult, hash.DoubleMult, hash.CRC16} {
+		c := DefaultConfig()
+		c.Hash = hash.New(k)
+		m := mustModel(t, c)
+		tl, err := m.NewTally(fiveHopSet())
+		must(t, err)
+		ref, err := m.NewTally(fiveHopSet())
+		must(t, err)
+		for round := range 3 {
+			for range 600 {
+				s := Sample{ID: r.Uint32(), HopBit: uint8(r.IntN(2)), CongBit: uint8(r.IntN(2)), HopCount: r.IntN(40)}
+				tl.Add(s)
+				ref.Packets++
+				ref.addReference(s)
+			}
+			tl.Flush()
+			j := r.IntN(len(tl.D))
+			tl.D[j] += uint32(round + 1)
+			ref.D[j] += uint32(round + 1)
+		}
+		rw, rc := ref.Counts()
+		if xw, xc := tl.Counts(); !slices.Equal(xw, rw) || !slices.Equal(xc, rc) {
+			t.Errorf("%s: counts after the links changed differ from Alg. 9 written out", k)
+		}
+	}
+}

@@ -52,6 +52,24 @@ DATA avx2rot16<>+30(SB)/1, $0x0c
 DATA avx2rot16<>+31(SB)/1, $0x0d
 GLOBL avx2rot16<>(SB), RODATA|NOPTR, $32
 
+DATA avx2fold<>+0(SB)/4, $0x11111111
+DATA avx2fold<>+4(SB)/4, $0x11111111
+DATA avx2fold<>+8(SB)/4, $0x11111111
+DATA avx2fold<>+12(SB)/4, $0x11111111
+DATA avx2fold<>+16(SB)/4, $0x11111111
+DATA avx2fold<>+20(SB)/4, $0x11111111
+DATA avx2fold<>+24(SB)/4, $0x11111111
+DATA avx2fold<>+28(SB)/4, $0x11111111
+DATA avx2fold<>+32(SB)/4, $0x88888888
+DATA avx2fold<>+36(SB)/4, $0x88888888
+DATA avx2fold<>+40(SB)/4, $0x88888888
+DATA avx2fold<>+44(SB)/4, $0x88888888
+DATA avx2fold<>+48(SB)/4, $0x88888888
+DATA avx2fold<>+52(SB)/4, $0x88888888
+DATA avx2fold<>+56(SB)/4, $0x88888888
+DATA avx2fold<>+60(SB)/4, $0x88888888
+GLOBL avx2fold<>(SB), RODATA|NOPTR, $64
+
 DATA avx2sip<>+0(SB)/8, $0x0800000000000000
 DATA avx2sip<>+8(SB)/8, $0x0800000000000000
 DATA avx2sip<>+16(SB)/8, $0x0800000000000000
@@ -211,16 +229,12 @@ c0rec1:
 	VPBROADCASTD 8(R10), Y13
 	VPMULLD      Y0, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, R10
@@ -236,30 +250,22 @@ c0rec2:
 	VPBROADCASTD 8(R10), Y13
 	VPMULLD      Y0, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	ADDQ         $0x10, R10
@@ -275,44 +281,32 @@ c0rec3:
 	VPBROADCASTD 8(R10), Y13
 	VPMULLD      Y0, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	VPMULLD      Y2, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y7, Y7
 	ADDQ         $0x10, R10
@@ -328,58 +322,42 @@ c0rec4:
 	VPBROADCASTD 8(R10), Y13
 	VPMULLD      Y0, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	VPMULLD      Y2, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y7, Y7
 	VPMULLD      Y3, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y8, Y8
 	ADDQ         $0x10, R10
@@ -395,72 +373,52 @@ c0rec5:
 	VPBROADCASTD 8(R10), Y13
 	VPMULLD      Y0, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	VPMULLD      Y2, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y7, Y7
 	VPMULLD      Y3, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y8, Y8
 	VPMULLD      Y4, Y12, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y9, Y9
 	ADDQ         $0x10, R10
@@ -681,16 +639,12 @@ c1rec1:
 	VPMULLD      Y0, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, R10
@@ -710,16 +664,12 @@ c1rec2:
 	VPMULLD      Y0, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
@@ -727,16 +677,12 @@ c1rec2:
 	VPMULLD      Y1, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	ADDQ         $0x10, R10
@@ -756,16 +702,12 @@ c1rec3:
 	VPMULLD      Y0, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
@@ -773,16 +715,12 @@ c1rec3:
 	VPMULLD      Y1, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	VPMULLD      Y2, Y12, Y10
@@ -790,16 +728,12 @@ c1rec3:
 	VPMULLD      Y2, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y7, Y7
 	ADDQ         $0x10, R10
@@ -819,16 +753,12 @@ c1rec4:
 	VPMULLD      Y0, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
@@ -836,16 +766,12 @@ c1rec4:
 	VPMULLD      Y1, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	VPMULLD      Y2, Y12, Y10
@@ -853,16 +779,12 @@ c1rec4:
 	VPMULLD      Y2, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y7, Y7
 	VPMULLD      Y3, Y12, Y10
@@ -870,16 +792,12 @@ c1rec4:
 	VPMULLD      Y3, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y8, Y8
 	ADDQ         $0x10, R10
@@ -899,16 +817,12 @@ c1rec5:
 	VPMULLD      Y0, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y5, Y5
 	VPMULLD      Y1, Y12, Y10
@@ -916,16 +830,12 @@ c1rec5:
 	VPMULLD      Y1, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y6, Y6
 	VPMULLD      Y2, Y12, Y10
@@ -933,16 +843,12 @@ c1rec5:
 	VPMULLD      Y2, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y7, Y7
 	VPMULLD      Y3, Y12, Y10
@@ -950,16 +856,12 @@ c1rec5:
 	VPMULLD      Y3, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y8, Y8
 	VPMULLD      Y4, Y12, Y10
@@ -967,16 +869,12 @@ c1rec5:
 	VPMULLD      Y4, Y11, Y11
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y13, Y14, Y10
 	VPADDD       Y10, Y9, Y9
 	ADDQ         $0x10, R10
@@ -1171,16 +1069,12 @@ c2rec1:
 	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
 	VBLENDVPS    Y9, Y14, Y13, Y9
@@ -1199,32 +1093,24 @@ c2rec2:
 	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
 	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
 	VBLENDVPS    Y9, Y14, Y13, Y9
@@ -1243,48 +1129,36 @@ c2rec3:
 	VPBROADCASTD 12(R10), Y14
 	VPMULLD      Y0, Y11, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
 	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y6, Y6
 	VPMULLD      Y1, Y11, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
 	VBLENDVPS    Y9, Y14, Y13, Y9
 	VPADDD       Y9, Y7, Y7
 	VPMULLD      Y2, Y11, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y5, Y5
 	VBLENDVPS    Y9, Y14, Y13, Y9
@@ -1492,16 +1366,12 @@ c3rec1:
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
 	VBLENDVPS    Y9, Y15, Y13, Y9
@@ -1524,16 +1394,12 @@ c3rec2:
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
 	VBLENDVPS    Y9, Y15, Y13, Y9
@@ -1543,16 +1409,12 @@ c3rec2:
 	VPMULLD      Y1, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
 	VBLENDVPS    Y9, Y15, Y13, Y9
@@ -1575,16 +1437,12 @@ c3rec3:
 	VPMULLD      Y0, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y3, Y3
 	VBLENDVPS    Y9, Y15, Y13, Y9
@@ -1594,16 +1452,12 @@ c3rec3:
 	VPMULLD      Y1, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y4, Y4
 	VBLENDVPS    Y9, Y15, Y13, Y9
@@ -1613,16 +1467,12 @@ c3rec3:
 	VPMULLD      Y2, Y10, Y10
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y12, Y13, Y10
 	VPADDD       Y10, Y5, Y5
 	VBLENDVPS    Y9, Y15, Y13, Y9
@@ -3630,16 +3480,12 @@ s0g1rec:
 	VPMULLD      32(AX), Y5, Y2
 	VPMULLD      (AX), Y5, Y1
 	VPAND        (SP), Y1, Y5
-	VPSLLD       $0x10, Y5, Y6
+	VPSRLD       $0x01, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x08, Y5, Y6
+	VPSRLD       $0x02, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x04, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x02, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPXOR        Y6, Y5, Y5
+	VPAND        avx2fold<>+0(SB), Y5, Y5
+	VPMULLD      avx2fold<>+32(SB), Y5, Y5
 	VBLENDVPS    Y5, Y3, Y4, Y5
 	VPADDD       Y5, Y0, Y0
 	ADDQ         $0x10, DX
@@ -3670,30 +3516,22 @@ s0g2rec:
 	VPMULLD      32(AX), Y6, Y3
 	VPMULLD      (AX), Y6, Y2
 	VPAND        (SP), Y2, Y6
-	VPSLLD       $0x10, Y6, Y7
+	VPSRLD       $0x01, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x08, Y6, Y7
+	VPSRLD       $0x02, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x04, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x02, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPXOR        Y7, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VBLENDVPS    Y6, Y4, Y5, Y6
 	VPADDD       Y6, Y0, Y0
 	VPADDD       Y3, Y2, Y2
 	VPAND        (SP), Y2, Y6
-	VPSLLD       $0x10, Y6, Y7
+	VPSRLD       $0x01, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x08, Y6, Y7
+	VPSRLD       $0x02, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x04, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x02, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPXOR        Y7, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VBLENDVPS    Y6, Y4, Y5, Y6
 	VPADDD       Y6, Y1, Y1
 	ADDQ         $0x10, DX
@@ -3726,44 +3564,32 @@ s0g3rec:
 	VPMULLD      32(AX), Y7, Y4
 	VPMULLD      (AX), Y7, Y3
 	VPAND        (SP), Y3, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VBLENDVPS    Y7, Y5, Y6, Y7
 	VPADDD       Y7, Y0, Y0
 	VPADDD       Y4, Y3, Y3
 	VPAND        (SP), Y3, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VBLENDVPS    Y7, Y5, Y6, Y7
 	VPADDD       Y7, Y1, Y1
 	VPADDD       Y4, Y3, Y3
 	VPAND        (SP), Y3, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VBLENDVPS    Y7, Y5, Y6, Y7
 	VPADDD       Y7, Y2, Y2
 	ADDQ         $0x10, DX
@@ -3798,58 +3624,42 @@ s0g4rec:
 	VPMULLD      32(AX), Y8, Y5
 	VPMULLD      (AX), Y8, Y4
 	VPAND        (SP), Y4, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VBLENDVPS    Y8, Y6, Y7, Y8
 	VPADDD       Y8, Y0, Y0
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VBLENDVPS    Y8, Y6, Y7, Y8
 	VPADDD       Y8, Y1, Y1
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VBLENDVPS    Y8, Y6, Y7, Y8
 	VPADDD       Y8, Y2, Y2
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VBLENDVPS    Y8, Y6, Y7, Y8
 	VPADDD       Y8, Y3, Y3
 	ADDQ         $0x10, DX
@@ -3886,72 +3696,52 @@ s0g5rec:
 	VPMULLD      32(AX), Y9, Y6
 	VPMULLD      (AX), Y9, Y5
 	VPAND        (SP), Y5, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y7, Y8, Y9
 	VPADDD       Y9, Y0, Y0
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y7, Y8, Y9
 	VPADDD       Y9, Y1, Y1
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y7, Y8, Y9
 	VPADDD       Y9, Y2, Y2
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y7, Y8, Y9
 	VPADDD       Y9, Y3, Y3
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VBLENDVPS    Y9, Y7, Y8, Y9
 	VPADDD       Y9, Y4, Y4
 	ADDQ         $0x10, DX
@@ -3990,86 +3780,62 @@ s0g6rec:
 	VPMULLD      32(AX), Y10, Y7
 	VPMULLD      (AX), Y10, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y10
 	VPADDD       Y10, Y0, Y0
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y10
 	VPADDD       Y10, Y1, Y1
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y10
 	VPADDD       Y10, Y2, Y2
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y10
 	VPADDD       Y10, Y3, Y3
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y10
 	VPADDD       Y10, Y4, Y4
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y10
 	VPADDD       Y10, Y5, Y5
 	ADDQ         $0x10, DX
@@ -4110,100 +3876,72 @@ s0g7rec:
 	VPMULLD      32(AX), Y11, Y8
 	VPMULLD      (AX), Y11, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y0, Y0
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y1, Y1
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y2, Y2
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y3, Y3
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y4, Y4
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y5, Y5
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VBLENDVPS    Y11, Y9, Y10, Y11
 	VPADDD       Y11, Y6, Y6
 	ADDQ         $0x10, DX
@@ -4246,114 +3984,82 @@ s0g8rec:
 	VPMULLD      32(AX), Y12, Y9
 	VPMULLD      (AX), Y12, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y0, Y0
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y1, Y1
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y2, Y2
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y3, Y3
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y4, Y4
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y5, Y5
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y6, Y6
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y12
 	VPADDD       Y12, Y7, Y7
 	ADDQ         $0x10, DX
@@ -4398,128 +4104,92 @@ s0g9rec:
 	VPMULLD      32(AX), Y13, Y10
 	VPMULLD      (AX), Y13, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y0, Y0
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y1, Y1
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y2, Y2
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y3, Y3
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y4, Y4
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y5, Y5
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y6, Y6
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y7, Y7
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VBLENDVPS    Y13, Y11, Y12, Y13
 	VPADDD       Y13, Y8, Y8
 	ADDQ         $0x10, DX
@@ -4566,142 +4236,102 @@ s0g10rec:
 	VPMULLD      32(AX), Y14, Y11
 	VPMULLD      (AX), Y14, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y0, Y0
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y1, Y1
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y2, Y2
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y3, Y3
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y4, Y4
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y5, Y5
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y6, Y6
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y7, Y7
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y8, Y8
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y14
-	VPSLLD       $0x10, Y14, Y15
+	VPSRLD       $0x01, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x08, Y14, Y15
+	VPSRLD       $0x02, Y14, Y15
 	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x04, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x02, Y14, Y15
-	VPXOR        Y15, Y14, Y14
-	VPSLLD       $0x01, Y14, Y15
-	VPXOR        Y15, Y14, Y14
+	VPAND        avx2fold<>+0(SB), Y14, Y14
+	VPMULLD      avx2fold<>+32(SB), Y14, Y14
 	VBLENDVPS    Y14, Y12, Y13, Y14
 	VPADDD       Y14, Y9, Y9
 	ADDQ         $0x10, DX
@@ -4742,16 +4372,12 @@ s1g1rec:
 	VPMULLD      32(AX), Y6, Y3
 	VPMULLD      (AX), Y6, Y2
 	VPAND        (SP), Y2, Y6
-	VPSLLD       $0x10, Y6, Y8
+	VPSRLD       $0x01, Y6, Y8
 	VPXOR        Y8, Y6, Y6
-	VPSLLD       $0x08, Y6, Y8
+	VPSRLD       $0x02, Y6, Y8
 	VPXOR        Y8, Y6, Y6
-	VPSLLD       $0x04, Y6, Y8
-	VPXOR        Y8, Y6, Y6
-	VPSLLD       $0x02, Y6, Y8
-	VPXOR        Y8, Y6, Y6
-	VPSLLD       $0x01, Y6, Y8
-	VPXOR        Y8, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VBLENDVPS    Y6, Y4, Y5, Y8
 	VPADDD       Y8, Y0, Y0
 	VBLENDVPS    Y6, Y7, Y5, Y6
@@ -4788,32 +4414,24 @@ s1g2rec:
 	VPMULLD      32(AX), Y8, Y5
 	VPMULLD      (AX), Y8, Y4
 	VPAND        (SP), Y4, Y8
-	VPSLLD       $0x10, Y8, Y10
+	VPSRLD       $0x01, Y8, Y10
 	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x08, Y8, Y10
+	VPSRLD       $0x02, Y8, Y10
 	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x04, Y8, Y10
-	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x02, Y8, Y10
-	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x01, Y8, Y10
-	VPXOR        Y10, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VBLENDVPS    Y8, Y6, Y7, Y10
 	VPADDD       Y10, Y0, Y0
 	VBLENDVPS    Y8, Y9, Y7, Y8
 	VPADDD       Y8, Y2, Y2
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y8
-	VPSLLD       $0x10, Y8, Y10
+	VPSRLD       $0x01, Y8, Y10
 	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x08, Y8, Y10
+	VPSRLD       $0x02, Y8, Y10
 	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x04, Y8, Y10
-	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x02, Y8, Y10
-	VPXOR        Y10, Y8, Y8
-	VPSLLD       $0x01, Y8, Y10
-	VPXOR        Y10, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VBLENDVPS    Y8, Y6, Y7, Y10
 	VPADDD       Y10, Y1, Y1
 	VBLENDVPS    Y8, Y9, Y7, Y8
@@ -4854,48 +4472,36 @@ s1g3rec:
 	VPMULLD      32(AX), Y10, Y7
 	VPMULLD      (AX), Y10, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y12
+	VPSRLD       $0x01, Y10, Y12
 	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x08, Y10, Y12
+	VPSRLD       $0x02, Y10, Y12
 	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x04, Y10, Y12
-	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x02, Y10, Y12
-	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x01, Y10, Y12
-	VPXOR        Y12, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y12
 	VPADDD       Y12, Y0, Y0
 	VBLENDVPS    Y10, Y11, Y9, Y10
 	VPADDD       Y10, Y3, Y3
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y12
+	VPSRLD       $0x01, Y10, Y12
 	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x08, Y10, Y12
+	VPSRLD       $0x02, Y10, Y12
 	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x04, Y10, Y12
-	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x02, Y10, Y12
-	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x01, Y10, Y12
-	VPXOR        Y12, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y12
 	VPADDD       Y12, Y1, Y1
 	VBLENDVPS    Y10, Y11, Y9, Y10
 	VPADDD       Y10, Y4, Y4
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y10
-	VPSLLD       $0x10, Y10, Y12
+	VPSRLD       $0x01, Y10, Y12
 	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x08, Y10, Y12
+	VPSRLD       $0x02, Y10, Y12
 	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x04, Y10, Y12
-	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x02, Y10, Y12
-	VPXOR        Y12, Y10, Y10
-	VPSLLD       $0x01, Y10, Y12
-	VPXOR        Y12, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VBLENDVPS    Y10, Y8, Y9, Y12
 	VPADDD       Y12, Y2, Y2
 	VBLENDVPS    Y10, Y11, Y9, Y10
@@ -4940,64 +4546,48 @@ s1g4rec:
 	VPMULLD      32(AX), Y12, Y9
 	VPMULLD      (AX), Y12, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y14
+	VPSRLD       $0x01, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x08, Y12, Y14
+	VPSRLD       $0x02, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x04, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x02, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x01, Y12, Y14
-	VPXOR        Y14, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y14
 	VPADDD       Y14, Y0, Y0
 	VBLENDVPS    Y12, Y13, Y11, Y12
 	VPADDD       Y12, Y4, Y4
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y14
+	VPSRLD       $0x01, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x08, Y12, Y14
+	VPSRLD       $0x02, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x04, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x02, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x01, Y12, Y14
-	VPXOR        Y14, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y14
 	VPADDD       Y14, Y1, Y1
 	VBLENDVPS    Y12, Y13, Y11, Y12
 	VPADDD       Y12, Y5, Y5
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y14
+	VPSRLD       $0x01, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x08, Y12, Y14
+	VPSRLD       $0x02, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x04, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x02, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x01, Y12, Y14
-	VPXOR        Y14, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y14
 	VPADDD       Y14, Y2, Y2
 	VBLENDVPS    Y12, Y13, Y11, Y12
 	VPADDD       Y12, Y6, Y6
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y12
-	VPSLLD       $0x10, Y12, Y14
+	VPSRLD       $0x01, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x08, Y12, Y14
+	VPSRLD       $0x02, Y12, Y14
 	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x04, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x02, Y12, Y14
-	VPXOR        Y14, Y12, Y12
-	VPSLLD       $0x01, Y12, Y14
-	VPXOR        Y14, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VBLENDVPS    Y12, Y10, Y11, Y14
 	VPADDD       Y14, Y3, Y3
 	VBLENDVPS    Y12, Y13, Y11, Y12
@@ -6023,16 +5613,12 @@ c0g1rec:
 	VPMULLD      32(AX), Y3, Y2
 	VPMULLD      (AX), Y3, Y1
 	VPAND        (SP), Y1, Y3
-	VPSLLD       $0x10, Y3, Y4
+	VPSRLD       $0x01, Y3, Y4
 	VPXOR        Y4, Y3, Y3
-	VPSLLD       $0x08, Y3, Y4
+	VPSRLD       $0x02, Y3, Y4
 	VPXOR        Y4, Y3, Y3
-	VPSLLD       $0x04, Y3, Y4
-	VPXOR        Y4, Y3, Y3
-	VPSLLD       $0x02, Y3, Y4
-	VPXOR        Y4, Y3, Y3
-	VPSLLD       $0x01, Y3, Y4
-	VPXOR        Y4, Y3, Y3
+	VPAND        avx2fold<>+0(SB), Y3, Y3
+	VPMULLD      avx2fold<>+32(SB), Y3, Y3
 	VPSRAD       $0x1f, Y3, Y3
 	VPADDD       Y3, Y0, Y0
 	ADDQ         $0x04, DX
@@ -6060,30 +5646,22 @@ c0g2rec:
 	VPMULLD      32(AX), Y4, Y3
 	VPMULLD      (AX), Y4, Y2
 	VPAND        (SP), Y2, Y4
-	VPSLLD       $0x10, Y4, Y5
+	VPSRLD       $0x01, Y4, Y5
 	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x08, Y4, Y5
+	VPSRLD       $0x02, Y4, Y5
 	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x04, Y4, Y5
-	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x02, Y4, Y5
-	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPXOR        Y5, Y4, Y4
+	VPAND        avx2fold<>+0(SB), Y4, Y4
+	VPMULLD      avx2fold<>+32(SB), Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
 	VPADDD       Y4, Y0, Y0
 	VPADDD       Y3, Y2, Y2
 	VPAND        (SP), Y2, Y4
-	VPSLLD       $0x10, Y4, Y5
+	VPSRLD       $0x01, Y4, Y5
 	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x08, Y4, Y5
+	VPSRLD       $0x02, Y4, Y5
 	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x04, Y4, Y5
-	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x02, Y4, Y5
-	VPXOR        Y5, Y4, Y4
-	VPSLLD       $0x01, Y4, Y5
-	VPXOR        Y5, Y4, Y4
+	VPAND        avx2fold<>+0(SB), Y4, Y4
+	VPMULLD      avx2fold<>+32(SB), Y4, Y4
 	VPSRAD       $0x1f, Y4, Y4
 	VPADDD       Y4, Y1, Y1
 	ADDQ         $0x04, DX
@@ -6113,44 +5691,32 @@ c0g3rec:
 	VPMULLD      32(AX), Y5, Y4
 	VPMULLD      (AX), Y5, Y3
 	VPAND        (SP), Y3, Y5
-	VPSLLD       $0x10, Y5, Y6
+	VPSRLD       $0x01, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x08, Y5, Y6
+	VPSRLD       $0x02, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x04, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x02, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPXOR        Y6, Y5, Y5
+	VPAND        avx2fold<>+0(SB), Y5, Y5
+	VPMULLD      avx2fold<>+32(SB), Y5, Y5
 	VPSRAD       $0x1f, Y5, Y5
 	VPADDD       Y5, Y0, Y0
 	VPADDD       Y4, Y3, Y3
 	VPAND        (SP), Y3, Y5
-	VPSLLD       $0x10, Y5, Y6
+	VPSRLD       $0x01, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x08, Y5, Y6
+	VPSRLD       $0x02, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x04, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x02, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPXOR        Y6, Y5, Y5
+	VPAND        avx2fold<>+0(SB), Y5, Y5
+	VPMULLD      avx2fold<>+32(SB), Y5, Y5
 	VPSRAD       $0x1f, Y5, Y5
 	VPADDD       Y5, Y1, Y1
 	VPADDD       Y4, Y3, Y3
 	VPAND        (SP), Y3, Y5
-	VPSLLD       $0x10, Y5, Y6
+	VPSRLD       $0x01, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x08, Y5, Y6
+	VPSRLD       $0x02, Y5, Y6
 	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x04, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x02, Y5, Y6
-	VPXOR        Y6, Y5, Y5
-	VPSLLD       $0x01, Y5, Y6
-	VPXOR        Y6, Y5, Y5
+	VPAND        avx2fold<>+0(SB), Y5, Y5
+	VPMULLD      avx2fold<>+32(SB), Y5, Y5
 	VPSRAD       $0x1f, Y5, Y5
 	VPADDD       Y5, Y2, Y2
 	ADDQ         $0x04, DX
@@ -6182,58 +5748,42 @@ c0g4rec:
 	VPMULLD      32(AX), Y6, Y5
 	VPMULLD      (AX), Y6, Y4
 	VPAND        (SP), Y4, Y6
-	VPSLLD       $0x10, Y6, Y7
+	VPSRLD       $0x01, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x08, Y6, Y7
+	VPSRLD       $0x02, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x04, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x02, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPXOR        Y7, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VPSRAD       $0x1f, Y6, Y6
 	VPADDD       Y6, Y0, Y0
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y6
-	VPSLLD       $0x10, Y6, Y7
+	VPSRLD       $0x01, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x08, Y6, Y7
+	VPSRLD       $0x02, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x04, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x02, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPXOR        Y7, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VPSRAD       $0x1f, Y6, Y6
 	VPADDD       Y6, Y1, Y1
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y6
-	VPSLLD       $0x10, Y6, Y7
+	VPSRLD       $0x01, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x08, Y6, Y7
+	VPSRLD       $0x02, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x04, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x02, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPXOR        Y7, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VPSRAD       $0x1f, Y6, Y6
 	VPADDD       Y6, Y2, Y2
 	VPADDD       Y5, Y4, Y4
 	VPAND        (SP), Y4, Y6
-	VPSLLD       $0x10, Y6, Y7
+	VPSRLD       $0x01, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x08, Y6, Y7
+	VPSRLD       $0x02, Y6, Y7
 	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x04, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x02, Y6, Y7
-	VPXOR        Y7, Y6, Y6
-	VPSLLD       $0x01, Y6, Y7
-	VPXOR        Y7, Y6, Y6
+	VPAND        avx2fold<>+0(SB), Y6, Y6
+	VPMULLD      avx2fold<>+32(SB), Y6, Y6
 	VPSRAD       $0x1f, Y6, Y6
 	VPADDD       Y6, Y3, Y3
 	ADDQ         $0x04, DX
@@ -6267,72 +5817,52 @@ c0g5rec:
 	VPMULLD      32(AX), Y7, Y6
 	VPMULLD      (AX), Y7, Y5
 	VPAND        (SP), Y5, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VPSRAD       $0x1f, Y7, Y7
 	VPADDD       Y7, Y0, Y0
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VPSRAD       $0x1f, Y7, Y7
 	VPADDD       Y7, Y1, Y1
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VPSRAD       $0x1f, Y7, Y7
 	VPADDD       Y7, Y2, Y2
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VPSRAD       $0x1f, Y7, Y7
 	VPADDD       Y7, Y3, Y3
 	VPADDD       Y6, Y5, Y5
 	VPAND        (SP), Y5, Y7
-	VPSLLD       $0x10, Y7, Y8
+	VPSRLD       $0x01, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x08, Y7, Y8
+	VPSRLD       $0x02, Y7, Y8
 	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x04, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x02, Y7, Y8
-	VPXOR        Y8, Y7, Y7
-	VPSLLD       $0x01, Y7, Y8
-	VPXOR        Y8, Y7, Y7
+	VPAND        avx2fold<>+0(SB), Y7, Y7
+	VPMULLD      avx2fold<>+32(SB), Y7, Y7
 	VPSRAD       $0x1f, Y7, Y7
 	VPADDD       Y7, Y4, Y4
 	ADDQ         $0x04, DX
@@ -6368,86 +5898,62 @@ c0g6rec:
 	VPMULLD      32(AX), Y8, Y7
 	VPMULLD      (AX), Y8, Y6
 	VPAND        (SP), Y6, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VPSRAD       $0x1f, Y8, Y8
 	VPADDD       Y8, Y0, Y0
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VPSRAD       $0x1f, Y8, Y8
 	VPADDD       Y8, Y1, Y1
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VPSRAD       $0x1f, Y8, Y8
 	VPADDD       Y8, Y2, Y2
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VPSRAD       $0x1f, Y8, Y8
 	VPADDD       Y8, Y3, Y3
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VPSRAD       $0x1f, Y8, Y8
 	VPADDD       Y8, Y4, Y4
 	VPADDD       Y7, Y6, Y6
 	VPAND        (SP), Y6, Y8
-	VPSLLD       $0x10, Y8, Y9
+	VPSRLD       $0x01, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x08, Y8, Y9
+	VPSRLD       $0x02, Y8, Y9
 	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x04, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x02, Y8, Y9
-	VPXOR        Y9, Y8, Y8
-	VPSLLD       $0x01, Y8, Y9
-	VPXOR        Y9, Y8, Y8
+	VPAND        avx2fold<>+0(SB), Y8, Y8
+	VPMULLD      avx2fold<>+32(SB), Y8, Y8
 	VPSRAD       $0x1f, Y8, Y8
 	VPADDD       Y8, Y5, Y5
 	ADDQ         $0x04, DX
@@ -6485,100 +5991,72 @@ c0g7rec:
 	VPMULLD      32(AX), Y9, Y8
 	VPMULLD      (AX), Y9, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y0, Y0
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y1, Y1
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y2, Y2
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y3, Y3
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y4, Y4
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y5, Y5
 	VPADDD       Y8, Y7, Y7
 	VPAND        (SP), Y7, Y9
-	VPSLLD       $0x10, Y9, Y10
+	VPSRLD       $0x01, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x08, Y9, Y10
+	VPSRLD       $0x02, Y9, Y10
 	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x04, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x02, Y9, Y10
-	VPXOR        Y10, Y9, Y9
-	VPSLLD       $0x01, Y9, Y10
-	VPXOR        Y10, Y9, Y9
+	VPAND        avx2fold<>+0(SB), Y9, Y9
+	VPMULLD      avx2fold<>+32(SB), Y9, Y9
 	VPSRAD       $0x1f, Y9, Y9
 	VPADDD       Y9, Y6, Y6
 	ADDQ         $0x04, DX
@@ -6618,114 +6096,82 @@ c0g8rec:
 	VPMULLD      32(AX), Y10, Y9
 	VPMULLD      (AX), Y10, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y0, Y0
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y1, Y1
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y2, Y2
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y3, Y3
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y4, Y4
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y5, Y5
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y6, Y6
 	VPADDD       Y9, Y8, Y8
 	VPAND        (SP), Y8, Y10
-	VPSLLD       $0x10, Y10, Y11
+	VPSRLD       $0x01, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x08, Y10, Y11
+	VPSRLD       $0x02, Y10, Y11
 	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x04, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x02, Y10, Y11
-	VPXOR        Y11, Y10, Y10
-	VPSLLD       $0x01, Y10, Y11
-	VPXOR        Y11, Y10, Y10
+	VPAND        avx2fold<>+0(SB), Y10, Y10
+	VPMULLD      avx2fold<>+32(SB), Y10, Y10
 	VPSRAD       $0x1f, Y10, Y10
 	VPADDD       Y10, Y7, Y7
 	ADDQ         $0x04, DX
@@ -6767,128 +6213,92 @@ c0g9rec:
 	VPMULLD      32(AX), Y11, Y10
 	VPMULLD      (AX), Y11, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y0, Y0
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y1, Y1
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y2, Y2
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y3, Y3
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y4, Y4
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y5, Y5
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y6, Y6
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y7, Y7
 	VPADDD       Y10, Y9, Y9
 	VPAND        (SP), Y9, Y11
-	VPSLLD       $0x10, Y11, Y12
+	VPSRLD       $0x01, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x08, Y11, Y12
+	VPSRLD       $0x02, Y11, Y12
 	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x04, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x02, Y11, Y12
-	VPXOR        Y12, Y11, Y11
-	VPSLLD       $0x01, Y11, Y12
-	VPXOR        Y12, Y11, Y11
+	VPAND        avx2fold<>+0(SB), Y11, Y11
+	VPMULLD      avx2fold<>+32(SB), Y11, Y11
 	VPSRAD       $0x1f, Y11, Y11
 	VPADDD       Y11, Y8, Y8
 	ADDQ         $0x04, DX
@@ -6932,142 +6342,102 @@ c0g10rec:
 	VPMULLD      32(AX), Y12, Y11
 	VPMULLD      (AX), Y12, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y0, Y0
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y1, Y1
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y2, Y2
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y3, Y3
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y4, Y4
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y5, Y5
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y6, Y6
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y7, Y7
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y8, Y8
 	VPADDD       Y11, Y10, Y10
 	VPAND        (SP), Y10, Y12
-	VPSLLD       $0x10, Y12, Y13
+	VPSRLD       $0x01, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x08, Y12, Y13
+	VPSRLD       $0x02, Y12, Y13
 	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x04, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x02, Y12, Y13
-	VPXOR        Y13, Y12, Y12
-	VPSLLD       $0x01, Y12, Y13
-	VPXOR        Y13, Y12, Y12
+	VPAND        avx2fold<>+0(SB), Y12, Y12
+	VPMULLD      avx2fold<>+32(SB), Y12, Y12
 	VPSRAD       $0x1f, Y12, Y12
 	VPADDD       Y12, Y9, Y9
 	ADDQ         $0x04, DX
@@ -7113,156 +6483,112 @@ c0g11rec:
 	VPMULLD      32(AX), Y13, Y12
 	VPMULLD      (AX), Y13, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y0, Y0
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y1, Y1
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y2, Y2
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y3, Y3
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y4, Y4
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y5, Y5
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y6, Y6
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y7, Y7
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y8, Y8
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y9, Y9
 	VPADDD       Y12, Y11, Y11
 	VPAND        (SP), Y11, Y13
-	VPSLLD       $0x10, Y13, Y14
+	VPSRLD       $0x01, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x08, Y13, Y14
+	VPSRLD       $0x02, Y13, Y14
 	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x04, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x02, Y13, Y14
-	VPXOR        Y14, Y13, Y13
-	VPSLLD       $0x01, Y13, Y14
-	VPXOR        Y14, Y13, Y13
+	VPAND        avx2fold<>+0(SB), Y13, Y13
+	VPMULLD      avx2fold<>+32(SB), Y13, Y13
 	VPSRAD       $0x1f, Y13, Y13
 	VPADDD       Y13, Y10, Y10
 	ADDQ         $0x04, DX

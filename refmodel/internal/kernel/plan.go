@@ -107,14 +107,14 @@ func chunks(ds []uint32, g int) []chunk {
 // stepCost estimates the AVX2 step kernel's work per record on a layout:
 // per group, the broadcasts and two multiplies (about six instructions),
 // and per block three (the add of the step, the select, the sum), or five
-// with two outputs; with a parity mask, eleven more per block for the fold.
+// with two outputs; with a parity mask, seven more per block for the fold.
 func stepCost(l *layout, two, sign bool) int {
 	perBlock := 3
 	if two {
 		perBlock = 5
 	}
 	if !sign {
-		perBlock += 11
+		perBlock += 7
 	}
 	return len(l.groups) / 16 * (6 + perBlock*l.g)
 }

@@ -10,7 +10,7 @@ package main
 // once (VPBROADCASTD from the record), then per block:
 //
 //	T = B*d (+ (A*d)*d)        VPMULLD (x3 and VPADDD when quad)
-//	parity only: T &= mask, then T ^= T<<16, <<8, <<4, <<2, <<1: the parity in bit 31
+//	parity only: T &= mask, then the parity in bit 31 (parityFold)
 //	sums += bit 31 of T ? w1 (w2) : 0     VBLENDVPS (against a zero Z), VPADDD
 //
 // that is three instructions per eight (packet, link) pairs for the sign
@@ -50,7 +50,7 @@ var ymm = []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y
 // qwords (offset 32), for the lane masks; avx2Rot16 the VPSHUFB control of a
 // 64-bit rotation left by 16; avx2Sip the SipHash constants 8<<56 (offset
 // 0), 0xff (32) and 1 (64), four qwords each.
-var avx2Iota, avx2Rot16, avx2Sip Mem
+var avx2Iota, avx2Rot16, avx2Sip, avx2Fold Mem
 
 func avx2Data() {
 	avx2Iota = GLOBL("avx2iota", RODATA|NOPTR)
@@ -66,12 +66,35 @@ func avx2Data() {
 		q := i / 8 * 8
 		DATA(i, U8(q%16+(i-q+6)%8))
 	}
+	avx2Fold = GLOBL("avx2fold", RODATA|NOPTR)
+	for c, v := range []uint32{0x11111111, 0x88888888} {
+		for i := range 8 {
+			DATA(32*c+4*i, U32(v))
+		}
+	}
 	avx2Sip = GLOBL("avx2sip", RODATA|NOPTR)
 	for c, v := range []uint64{8 << 56, 0xff, 1} {
 		for i := range 4 {
 			DATA(32*c+8*i, U64(v))
 		}
 	}
+}
+
+// parityFold sets bit 31 of each lane of x to the parity of src & mask
+// (the lane's other bits are left undefined), t a temporary: after x =
+// src & mask, x ^= x>>1 and x ^= x>>2 leave in bit 4i the parity of nibble
+// i; masked to those bits (0x11111111) and multiplied by 0x88888888, the
+// lane's bits 31.. hold their sum (at most 8: no nibble's column carries),
+// whose low bit is the parity. Two shifts and a multiply instead of five
+// shifts (the shifts share one port).
+func parityFold(mask Mem, src, x, t Op) {
+	VPAND(mask, src, x)
+	VPSRLD(U8(1), x, t)
+	VPXOR(t, x, x)
+	VPSRLD(U8(2), x, t)
+	VPXOR(t, x, x)
+	VPAND(avx2Fold, x, x)
+	VPMULLD(avx2Fold.Offset(32), x, x)
 }
 
 // parityClass is one of the eight shapes of parityAVX2's group loop.
@@ -251,11 +274,7 @@ func parityAVX2() {
 					VPADDD(yU, yT, yT)
 				}
 				if !c.sign {
-					VPAND(maskMem, yT, yT)
-					for _, s := range []int{16, 8, 4, 2, 1} {
-						VPSLLD(U8(s), yT, yU)
-						VPXOR(yU, yT, yT)
-					}
+					parityFold(maskMem, yT, yT, yU)
 				}
 				// w where bit 31 of T is set, else 0
 				if c.two {
@@ -645,11 +664,7 @@ func parityStepAVX2() {
 				}
 				v := yT
 				if !c.sign {
-					VPAND(maskMem, yT, yX)
-					for _, s := range []int{16, 8, 4, 2, 1} {
-						VPSLLD(U8(s), yX, yY)
-						VPXOR(yY, yX, yX)
-					}
+					parityFold(maskMem, yT, yX, yY)
 					v = yX
 				}
 				// w where bit 31 of v is set, else 0
@@ -782,11 +797,7 @@ func countStepAVX2() {
 				if sign {
 					VPSRAD(U8(31), yT, yX)
 				} else {
-					VPAND(maskMem, yT, yX)
-					for _, s := range []int{16, 8, 4, 2, 1} {
-						VPSLLD(U8(s), yX, yY)
-						VPXOR(yY, yX, yX)
-					}
+					parityFold(maskMem, yT, yX, yY)
 					VPSRAD(U8(31), yX, yX)
 				}
 				VPADDD(yX, yS[b], yS[b])
