@@ -70,6 +70,12 @@ func chiFamily(c []uint64, prob []float64, label func(i int) string) Result {
 			worst, pmin, xw = i, pi, x
 		}
 	}
+	if worst < 0 {
+		// No sub-test has a p-value: the null puts every count in one cell
+		// (df 0), so there is nothing to compare.
+		return Result{Verdict: Invalid, Statistic: fmt.Sprintf("chi2(%d)", df), Value: Float(math.NaN()),
+			Detail: fmt.Sprintf("%s: the null puts every count in one cell (probabilities %v), so it has no chi-square to test", label(0), prob)}
+	}
 	counts := []Count{{"n", n}, {"subtests", uint64(k)}}
 	for j, o := range c[worst*m : (worst+1)*m] {
 		counts = append(counts, Count{fmt.Sprintf("worst_cell%d", j), o})

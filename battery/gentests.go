@@ -64,18 +64,10 @@ func p0Of(g rng.Generator, l int) (*big.Rat, bool) {
 func (b *Battery) planGenerator(gs GeneratorSpec) error {
 	sz := b.cfg.Size
 	L := b.maxL()
-	probe, err := gs.New(seed.Derive(b.cfg.Seed, tagBattery), L)
-	if err != nil {
+	// One instance built here, so that a generator that cannot be built fails
+	// the plan, before any work (newGen panics on one that fails later).
+	if _, err := gs.New(seed.Derive(b.cfg.Seed, tagBattery), L); err != nil {
 		return fmt.Errorf("generator %s: %w", gs.Name, err)
-	}
-	// The generator's own statement of P0 for each l, used as the null of the
-	// gap test (so that the gap test sees the spacings, not the rate).
-	p0 := make([]float64, L+1)
-	for l := 1; l <= L; l++ {
-		p0[l] = 1 / float64(l)
-		if r, ok := p0Of(probe, l); ok {
-			p0[l], _ = r.Float64()
-		}
 	}
 	for l := 1; l <= L; l++ {
 		subj := Subject{Generator: gs.Name, L: l}
@@ -100,7 +92,7 @@ func (b *Battery) planGenerator(gs GeneratorSpec) error {
 			b.add(t)
 		}
 		if l >= 2 {
-			b.planGap(gs, subj, l, p0[l])
+			b.planGap(gs, subj, l)
 		}
 		if l >= 3 {
 			b.planHopIndependence(gs, Subject{Generator: gs.Name, L: l}, l, "")
@@ -206,10 +198,18 @@ func counts6(a Acc) []Count {
 // planGap adds the gap test: the numbers of non-zero draws between
 // consecutive zeros must be geometric with parameter P0 (the generator's
 // exact P0, so that a biased rate fails the binomial test, not this one). A
-// circulating shift register has the right rate but constant gaps.
-func (b *Battery) planGap(gs GeneratorSpec, subj Subject, l int, p float64) {
+// circulating shift register has the right rate but constant gaps. The P0 is
+// that of the very generator the test draws from (its one chunk's, built here
+// as the run builds it): a free-running shift register's P0 depends on its
+// state, so another instance's would be the wrong null.
+func (b *Battery) planGap(gs GeneratorSpec, subj Subject, l int) {
 	sz := b.cfg.Size
 	L := b.maxL()
+	t := &testSpec{name: "gap", group: "generator", subject: subj, chunks: 1, limit: func(int) uint64 { return uint64(sz.Draws) }}
+	p := 1 / float64(l)
+	if r, ok := p0Of(b.newGen(gs, t, 0, L), l); ok {
+		p, _ = r.Float64()
+	}
 	// Bins 0..J-1 and a tail >= J, J the largest with an expected tail count
 	// of at least 5 (at most 64 bins).
 	gaps := float64(sz.Draws) * p
@@ -222,7 +222,7 @@ func (b *Battery) planGap(gs GeneratorSpec, subj Subject, l int, p float64) {
 		probs[j] = math.Pow(1-p, float64(j)) * p
 	}
 	probs[J] = math.Pow(1-p, float64(J))
-	t := &testSpec{name: "gap", group: "generator", subject: subj, chunks: 1, counts: J + 1, limit: func(int) uint64 { return uint64(sz.Draws) }}
+	t.counts = J + 1
 	t.run = func(c int, a *Acc) {
 		g := b.newGen(gs, t, c, L)
 		gap, started := 0, false
