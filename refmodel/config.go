@@ -69,9 +69,10 @@ func DefaultConfig() Config {
 // RecommendedConfig is the configuration to decode with: DefaultConfig with
 // SipHash (the paper's key) over the PSN and SLID (id psn-slid) and the
 // lfsr-lut/b16 switch generator, the cheapest configuration the decode
-// battery finds sound at every window from 2^12 to 2^22 packets
-// (docs/battery.md, "Which configuration to choose"; its settings string is
-// RecommendedConfig().Settings()).
+// battery finds sound at every window from 2^12 to 2^22 packets with every
+// id option (docs/battery.md, "Which configuration to choose"; mxm, cheaper,
+// is sound at every window with the psn and psn-odd ids only; its settings
+// string is RecommendedConfig().Settings()).
 func RecommendedConfig() Config {
 	c := DefaultConfig()
 	c.Hash = hash.New(hash.SipHash)

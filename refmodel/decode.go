@@ -83,13 +83,13 @@ type Tally struct {
 
 	scheme header.Scheme
 	hash   hash.Func
-	quad   bool   // the hash's Forms over d have A != 0 (the double hash)
+	quad   bool // the hash's Forms over d have A != 0 (the double hash)
 	// sq: the Forms over d have B = 0 as well (the double hash, A = id): A*d*d
 	// is A times the constant d*d (mod 2^32), so the records (A, 0) run on
 	// a plan of the links' squares, the step kernels' contract without d*d.
 	// A Form with B != 0 then takes addReference.
-	sq bool
-	mask   uint32 // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
+	sq   bool
+	mask uint32 // the parity kernel's mask: kernel.SignMask, or a CRC's mask of the product's bits
 	// formMask and shift: the mask of the hash's Forms over d for id 1, and
 	// the shift that brings it to the kernel's mask (Add's common case).
 	formMask uint32
