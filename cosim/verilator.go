@@ -190,7 +190,11 @@ type RunOptions struct {
 	MaxFail int // mismatches printed in full (0: the default, 10)
 	Stall   int // out_ready_i low one cycle in Stall (0: never; 1 would hold it low for good)
 	Gap     int // an idle input cycle after every Gap packets of a lane (0: never)
-	Parts   int // simulator processes run at once, each on a range of the vectors (0: the default, 1)
+	// Dense offers every beat the cycle after the last was taken: no idle
+	// input cycle inside or before a packet (the testbench's word gaps off;
+	// Gap still applies). Back-to-back traffic, for the stage's rate.
+	Dense bool
+	Parts int // simulator processes run at once, each on a range of the vectors (0: the default, 1)
 }
 
 // MaxParts bounds RunOptions.Parts.
@@ -236,7 +240,8 @@ type Result struct {
 	Mismatches int // all mismatches counted; the first ones are in First
 	First      []Mismatch
 	Coverage   map[CoverBin]int
-	Cycles     int64
+	Cycles     int64         // clock cycles the run took (every part's, added)
+	Beats      int64         // beats the stage took at its ingress (Verilator's testbench; 0 from Icarus)
 	SimTime    time.Duration // the testbench's own timing of its main loop (the longest part's)
 	Wall       time.Duration // the whole run: loading and indexing the file, simulating, reporting
 	Output     string        // anything else the simulator printed (assertion messages)
@@ -305,7 +310,7 @@ func (e *Stopped) Error() string { return e.err.Error() }
 var (
 	reMismatch = regexp.MustCompile(`^MISMATCH index=(\d+) what=(\S+) got=(\S*) want=(\S*)$`)
 	reCov      = regexp.MustCompile(`^COV field=(\d+) replace=(\d) cong=(\d) sat=(\d) n=(\d+)$`)
-	reResult   = regexp.MustCompile(`^RESULT vectors=(\d+) mismatches=(\d+) cycles=(\d+) seconds=([0-9.]+)$`)
+	reResult   = regexp.MustCompile(`^RESULT vectors=(\d+) mismatches=(\d+) cycles=(\d+)(?: beats=(\d+))? seconds=([0-9.]+)$`)
 )
 
 // parseOutput reads the testbench's lines (the same for both simulators).
@@ -332,7 +337,8 @@ func parseOutput(sim string, out []byte) (*Result, error) {
 			r.Vectors, _ = strconv.Atoi(m[1])
 			r.Mismatches, _ = strconv.Atoi(m[2])
 			r.Cycles, _ = strconv.ParseInt(m[3], 10, 64)
-			s, _ := strconv.ParseFloat(m[4], 64)
+			r.Beats, _ = strconv.ParseInt(m[4], 10, 64) // "" (Icarus) leaves 0
+			s, _ := strconv.ParseFloat(m[5], 64)
 			r.SimTime = time.Duration(s * float64(time.Second))
 			done = true
 			continue
@@ -384,6 +390,9 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 		go func() {
 			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+digest=%016x", digest), fmt.Sprintf("+maxfail=%d", o.MaxFail),
 				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts), ErrorLimit}
+			if o.Dense {
+				args = append(args, "+wgap=0")
+			}
 			cmd := toolCommand(ctx, m.Binary, args...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -408,6 +417,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 		total.Mismatches += p.r.Mismatches
 		total.First = append(total.First, p.r.First...)
 		total.Cycles += p.r.Cycles
+		total.Beats += p.r.Beats
 		total.SimTime = max(total.SimTime, p.r.SimTime)
 		total.Output += p.r.Output
 		if total.Assertions == 0 {

@@ -81,13 +81,11 @@ var widthPlants = []struct {
 	{"the PSN of a local packet read one lane late at 512 bits", "ibr_switch_stage.sv",
 		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,", 0, 512},
 	{"the congested bit of a telemetry byte in the sop beat taken from the packet before", "ibr_switch_stage.sv",
-		"        if (Wide && iw_sop) begin\n          dec_cong_q <= iw_cong;", "        if (1'b0) begin\n          dec_cong_q <= iw_cong;", 0, 512},
+		"          if (iw_sop) begin\n            e_cong_q[wr_q] <= iw_cong;", "          if (1'b0) begin\n            e_cong_q[wr_q] <= iw_cong;", 0, 512},
 	{"the SLID of a PSN in the sop beat taken from the packet before", "ibr_switch_stage.sv",
 		"assign slid   = iw_sop ? iw_data[15:0] : slid_q;", "assign slid   = slid_q;", 2, 512},
 	{"the DestQP of a PSN in the telemetry beat taken from the packet before", "ibr_switch_stage.sv",
 		"assign destqp = is_tel_in ? tel_destqp : destqp_q;", "assign destqp = destqp_q;", 1, 512},
-	{"a telemetry beat taken while the previous packet's decision is pending", "ibr_switch_stage.sv",
-		"assign accept[0] = (head_leave || !(&v_q)) && !tel_wait;", "assign accept[0] = (head_leave || !(&v_q)) && !(tel_wait && 1'b0);", 0, 512},
 	{"the hash's K as the hash is taken, not as the PSN beat was (the next sop beat's cfg_we_i already applied)", "ibr_switch_stage.sv",
 		"assign hash_k   = id_k_q;", "assign hash_k   = k_q | (id_k_q & 32'd0);", 3, 512},
 	{"a beat waiting in the skid buffer given the configuration current when it leaves it", "ibr_switch_stage.sv",
@@ -97,20 +95,45 @@ var widthPlants = []struct {
 		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128},
 }
 
-// TestWidthPlanted plants each of widthPlants, and a wrong rewind matrix for
-// one eop position (12 trailing bytes: 54 valid bytes in a 512-bit eop
-// beat), in a copy of the library: the width test's vectors must fail it at
-// its width (mismatches or an RTL assertion). The unchanged library passes
-// the same vectors (TestWidth, TestWidthAll).
+// queuePlants are bugs in the ring of pending decisions (DataW > 64), which
+// only back-to-back short packets show: several decisions pending at once,
+// the generator drawing ahead of the head beat, the ring full as its head
+// leaves. TestWidthPlanted runs them on rateSet's one-beat packets (26 to
+// 62 bytes) offered back to back, the egress stalled one cycle in 4.
+var queuePlants = []struct {
+	name, old, bug string
+	cfg            int
+}{
+	{"the head beat given the congested bit of the packet behind it (the entries' decisions swapped)",
+		"assign dec_cong_q   = e_cong_q[rd_q];", "assign dec_cong_q   = e_cong_q[dec_next(rd_q)];", 0},
+	{"a ring of one entry: a second pending decision overwrites the first",
+		"dec_next = (p == DecW'(DecN - 1)) ? '0 : p + DecW'(1);", "dec_next = p & '0;", 2},
+	{"the state reported with a packet's status read from the generator, which has drawn ahead for the packets behind",
+		"assign gen_state_o = e_state_q[StateW*prev_rd +: StateW];",
+		"assign gen_state_o = gen_state | (e_state_q[StateW*prev_rd +: StateW] & '0);", 0},
+	{"the head's draw answer written into its entry as it leaves, the full ring taking that entry again",
+		"if (!(tel_done && dn_q == rd_q)) begin", "if (1'b1 || !(tel_done && dn_q == rd_q)) begin", 0},
+}
+
+// TestWidthPlanted plants each of widthPlants and queuePlants, and a wrong
+// rewind matrix for one eop position (12 trailing bytes: 54 valid bytes in a
+// 512-bit eop beat), in a copy of the library: the width test's vectors (for
+// queuePlants, back-to-back one-beat packets) must fail it at its width
+// (mismatches or an RTL assertion). The unchanged library passes the same
+// vectors (TestWidth, TestWidthRate, TestWidthAll).
 func TestWidthPlanted(t *testing.T) {
 	testtool.Need(t, "verilator")
 	type plant struct {
 		name, file, old, bug string
 		cfg, width           int
+		dense                bool // back-to-back one-beat packets (rateSet), not the width test's vectors
 	}
 	var plants []plant
 	for _, p := range widthPlants {
-		plants = append(plants, plant(p))
+		plants = append(plants, plant{p.name, p.file, p.old, p.bug, p.cfg, p.width, false})
+	}
+	for _, p := range queuePlants {
+		plants = append(plants, plant{p.name, "ibr_switch_stage.sv", p.old, p.bug, p.cfg, 512, true})
 	}
 	lib, err := verilog.Library()
 	if err != nil {
@@ -126,11 +149,11 @@ func TestWidthPlanted(t *testing.T) {
 				last := line[len(line)-2]
 				flip := fmt.Sprintf("%x", (strings.IndexByte("0123456789abcdef", last))^1)
 				plants = append(plants, plant{"the rewind by 12 zero bytes wrong in one bit", verilog.PackageFile,
-					line, line[:len(line)-2] + flip + ";", 0, 512})
+					line, line[:len(line)-2] + flip + ";", 0, 512, false})
 			}
 		}
 	}
-	if len(plants) != len(widthPlants)+1 {
+	if len(plants) != len(widthPlants)+len(queuePlants)+1 {
 		t.Fatal("no rewind matrix for 12 bytes in ibr_pkg.sv")
 	}
 	for i, p := range plants {
@@ -147,12 +170,15 @@ func TestWidthPlanted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21, Random: 300})
-			if err != nil {
-				t.Fatal(err)
+			set, opts := rateSet(t, c, rateMixes[2], 21), RunOptions{MaxFail: 3, Stall: 4, Dense: true}
+			if !p.dense {
+				if set, err = vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21, Random: 300}); err != nil {
+					t.Fatal(err)
+				}
+				opts = RunOptions{MaxFail: 3, Stall: 5, Gap: 3}
 			}
 			path, _ := writeSet(t, set)
-			res, err := m.Run(context.Background(), 0, path, RunOptions{MaxFail: 3, Stall: 5, Gap: 3})
+			res, err := m.Run(context.Background(), 0, path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

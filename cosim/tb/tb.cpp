@@ -44,7 +44,7 @@
 //            whose packet, or status, came out before the unexpected one)
 //   MISMATCH index=I what=deadlock|finish ...                  (I: the oldest vector in flight)
 //   COV field=F replace=R cong=C sat=S n=N
-//   RESULT vectors=V mismatches=M cycles=C seconds=S
+//   RESULT vectors=V mismatches=M cycles=C beats=B seconds=S   (B: beats taken at the ingress)
 #include <verilated.h>
 
 #include <chrono>
@@ -577,8 +577,8 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("RESULT vectors=%" PRIu64 " mismatches=%" PRIu64 " cycles=%" PRIu64 " seconds=%.6f\n", checked,
-              mismatches, cycles, secs);
+  std::printf("RESULT vectors=%" PRIu64 " mismatches=%" PRIu64 " cycles=%" PRIu64 " beats=%" PRIu64 " seconds=%.6f\n",
+              checked, mismatches, cycles, words, secs);
   delete top;
   return mismatches ? 1 : 0;
 }

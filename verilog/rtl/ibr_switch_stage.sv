@@ -48,6 +48,12 @@
 // PSN word gives the hash. When the telemetry word reaches the output, byte 4
 // is rewritten; if the decision is not ready (a rejected ideal draw still
 // retrying) the output stalls and in_ready_o falls once the pipeline is full.
+// At DataW > 64 a short packet is one or two beats, so several decisions may
+// be pending at once: each telemetry beat inside has its own entry in a ring
+// of PipeDepth decisions (byte 4, the congested bit, the hash by the entry's
+// tag, the draw and the generator state after it), the draws start in packet
+// order, and the ingress never waits for a decision: packets of any length
+// enter back to back, a beat a cycle.
 // A streaming VCRC runs over the egress words and replaces the packet's VCRC,
 // its last two bytes (the eop word's lanes 4-5 with in_empty_i = 2, lanes 0-1
 // with 6; the link delivers 4k+2-byte frames, docs/spec.md section 5); a
@@ -62,19 +68,19 @@
 //
 // Combinational input-to-output paths: none with ReadySkid (every output is a
 // register or a function of registers only); out_ready_i to in_ready_o with
-// ReadyComb (and at DataW > 64, in_data_i and in_sop_i to in_ready_o: a
-// telemetry beat waits at the ingress while the previous packet's decision is
-// pending). rst_ni clears every control register (valid bits, sop/eop tags,
+// ReadyComb. rst_ni clears every control register (valid bits, sop/eop tags,
 // counters, header fields that steer, the decision's state) asynchronously;
 // the data registers (the beats in the slots and the skid buffer, the captured
-// BTH byte 4, DestQP, SLID) have no reset: nothing reads them before a valid
-// beat has written them.
+// BTH byte 4, DestQP, SLID, and at DataW > 64 the entries' byte 4 and
+// generator state) have no reset: nothing reads them before a valid beat (or
+// draw) has written them.
 //
 // Latency: PipeDepth cycles at every DataW (the skid buffer adds none while
-// out_ready_i is high). At DataW > 64 a packet's telemetry beat enters slot 0
-// at least PipeDepth cycles after the previous packet's (one decision pending
-// at most), so short packets take at least PipeDepth cycles each. The congested bit is sampled when the sop word is accepted
-// (in_valid_i && in_ready_o). A packet's hash uses the port configuration
+// out_ready_i is high) while each decision is ready as its telemetry beat
+// reaches the output: 2 cycles after the beat enters (mxm's hash 3, and 128
+// bits with LNH=2, where the PSN is the next beat, one more), so depth 2
+// keeps a beat a cycle but for those. The congested bit is sampled when the
+// sop word is accepted (in_valid_i && in_ready_o). A packet's hash uses the port configuration
 // (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
 // the next packet's sop word. gen_load_i (seeding) must come between packets,
 // when no draw is pending. cong_i on any other cycle is never read.
@@ -157,6 +163,11 @@ module ibr_switch_stage #(
   localparam int MaxL     = 1 << CountBits;
   localparam int NB       = DataW / 8;   // bytes a beat
   localparam bit Wide     = DataW > 64;  // a beat of more than one 64-bit word
+  // Pending decisions at DataW > 64: one per telemetry beat in the pipeline
+  // (a one-beat packet's telemetry beat may fill every slot), in a ring of
+  // DecN entries addressed by DecW-bit pointers (DecA entries stored).
+  localparam int DecN     = PipeDepth;
+  localparam int DecW     = (PipeDepth > 2) ? 2 : 1;
 
   // Elaboration-time parameter checks.
   if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashMxm) begin : gen_bad_hash
@@ -405,16 +416,27 @@ module ibr_switch_stage #(
   // written with that beat (cfg_we_i) must apply to it; nor does any path
   // then run from the beat's lanes into the hash. (One cycle of the decision's
   // latency; the telemetry beat still reaches the head no earlier.)
+  //
+  // At DataW > 64 each hash carries the tag of its packet's pending decision
+  // (tel_tag: the entry of the newest telemetry beat, or of the one entering
+  // with the PSN beat), so that it is written to that packet's entry however
+  // many decisions are pending (below, "The decisions").
   logic [31:0] hash_id, hash_d, hash_k;  // with the configuration the PSN beat was taken with
   logic        psn_take;
+  logic [DecW-1:0] tel_tag, psn_tag, hash_tag;
   if (Wide) begin : gen_id_reg
     logic id_ok_q;
     logic [31:0] id_q, id_d_q, id_k_q;
+    logic [DecW-1:0] id_tag_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        id_ok_q <= 1'b0;
+        id_ok_q  <= 1'b0;
+        id_tag_q <= '0;
       end else begin
         id_ok_q <= iw_fire && is_psn_in;
+        if (iw_fire && is_psn_in) begin
+          id_tag_q <= tel_tag;
+        end
       end
     end
     always_ff @(posedge clk_i) begin
@@ -428,33 +450,40 @@ module ibr_switch_stage #(
     assign hash_d   = id_d_q;
     assign hash_k   = id_k_q;
     assign psn_take = id_ok_q;
+    assign psn_tag  = id_tag_q;
   end else begin : gen_id_now
     assign hash_id  = id;
     assign hash_d   = d_q;
     assign hash_k   = k_q;
     assign psn_take = iw_fire && is_psn_in;
+    assign psn_tag  = '0;
     logic unused_iw_cfg;
-    assign unused_iw_cfg = ^{iw_d, iw_k};
+    assign unused_iw_cfg = ^{iw_d, iw_k, tel_tag};
   end
   logic [31:0] mxm_h_q;
   logic        hash_take;
   if (HashKind == ibr_pkg::HashMxm) begin : gen_hash_mxm
     logic mxm_ok_q;
+    logic [DecW-1:0] mxm_tag_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        mxm_h_q  <= '0;
-        mxm_ok_q <= 1'b0;
+        mxm_h_q   <= '0;
+        mxm_ok_q  <= 1'b0;
+        mxm_tag_q <= '0;
       end else begin
         mxm_ok_q <= psn_take;
         if (psn_take) begin
-          mxm_h_q <= hash_id * hash_k;
+          mxm_h_q   <= hash_id * hash_k;
+          mxm_tag_q <= psn_tag;
         end
       end
     end
     assign hash_take = mxm_ok_q;
+    assign hash_tag  = mxm_tag_q;
   end else begin : gen_hash_now
     assign mxm_h_q   = '0;
     assign hash_take = psn_take;
+    assign hash_tag  = psn_tag;
   end
   ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
     .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
@@ -462,38 +491,180 @@ module ibr_switch_stage #(
   );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      tel_seen_q   <= 1'b0;
-      dec_cong_q   <= 1'b0;
-      draw_start_q <= 1'b0;
-      hash_q       <= 1'b0;
-      hash_ok_q    <= 1'b0;
-    end else begin
-      draw_start_q <= 1'b0;
-      if (tel_done) begin
-        tel_seen_q <= 1'b0;
-        hash_ok_q  <= 1'b0;
-      end
-      if (iw_fire && is_tel_in) begin
-        tel_seen_q   <= 1'b1;
-        dec_cong_q   <= sop_cong_q;
-        if (Wide && iw_sop) begin
-          dec_cong_q <= iw_cong;  // BTH byte 4 in the sop beat itself
+  // The generator's answer (gen_busy: an ideal draw retries), and the
+  // decision's draw answered at DataW > 64 (head_drawn, head_zero: below).
+  logic              gen_done, gen_zero, gen_busy, head_drawn, head_zero;
+  logic [StateW-1:0] gen_state;   // the generator's state (after the draw gen_done answers)
+  logic [FieldW-1:0] draw_field;  // the hop field the draw started now (draw_start_q) is for
+  if (!Wide) begin : gen_dec_one
+    // One decision pending at most: the shortest packet is 4 words, at least
+    // PipeDepth, so a telemetry word never meets a pending decision.
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        tel_seen_q   <= 1'b0;
+        dec_cong_q   <= 1'b0;
+        draw_start_q <= 1'b0;
+        hash_q       <= 1'b0;
+        hash_ok_q    <= 1'b0;
+      end else begin
+        draw_start_q <= 1'b0;
+        if (tel_done) begin
+          tel_seen_q <= 1'b0;
+          hash_ok_q  <= 1'b0;
         end
-        draw_start_q <= !Sender;
-      end
-      if (hash_take) begin
-        hash_q    <= hash_bit;
-        hash_ok_q <= 1'b1;
+        if (iw_fire && is_tel_in) begin
+          tel_seen_q   <= 1'b1;
+          dec_cong_q   <= sop_cong_q;
+          draw_start_q <= !Sender;
+        end
+        if (hash_take) begin
+          hash_q    <= hash_bit;
+          hash_ok_q <= 1'b1;
+        end
       end
     end
+    // BTH byte 4 as the telemetry word enters: data, no reset.
+    always_ff @(posedge clk_i) begin
+      if (iw_fire && is_tel_in) begin
+        byte4_q <= tel_byte4;
+      end
+    end
+    assign draw_field = byte4_q[FieldW-1:0];
+    assign tel_tag    = '0;
+    assign head_drawn = 1'b0;
+    assign head_zero  = 1'b0;
+    // No later draw starts before the status: the state is the generator's.
+    assign gen_state_o = gen_state;
+    logic unused_dec;
+    assign unused_dec = ^{hash_tag, gen_busy};
+  end else begin : gen_dec_queue
+    // The decisions: one entry per telemetry beat in the pipeline, in packet
+    // order (a ring; a one-beat packet's telemetry beat may fill every slot,
+    // so DecN = PipeDepth entries suffice: a beat enters slot 0 only when a
+    // slot is free or the head leaves). An entry is allocated as its
+    // telemetry beat enters slot 0 (byte 4, the congested bit) and is the head
+    // entry (rd_q) while its beat is the oldest telemetry beat inside; it is
+    // freed as that beat leaves (tel_done). Its hash comes by its tag; its
+    // draw starts in packet order (dr_q: the oldest entry not yet drawn for,
+    // when the generator is not retrying), and the generator answers the
+    // draws in that order (dn_q). Ingress never waits for a decision: a
+    // telemetry beat reaching the head before its decision is ready holds the
+    // output there, as at 64 bits.
+    localparam int DecA = 1 << DecW;  // entries stored (DecN of them used)
+    logic [DecW-1:0]   wr_q, rd_q, dr_q, dn_q;  // allocate, head, next draw, next answer
+    logic [DecA-1:0]   e_v_q, e_cong_q, e_hash_q, e_hok_q, e_drawn_q, e_zero_q, e_iss_q;
+    logic [8*DecA-1:0] e_byte4_q;  // entry e's BTH byte 4 in bits 8e +: 8
+    // Entry e's generator state after its draw, in bits StateW*e +: StateW: the
+    // generator may have drawn for later packets by the time a packet's status
+    // (stat_valid_o, with gen_state_o) comes out.
+    logic [StateW*DecA-1:0] e_state_q;
+    logic              draw_go;
+    function automatic logic [DecW-1:0] dec_next(input logic [DecW-1:0] p);
+      dec_next = (p == DecW'(DecN - 1)) ? '0 : p + DecW'(1);
+    endfunction
+    // The entry of the telemetry beat entering now, else of the newest one in.
+    assign tel_tag = is_tel_in ? wr_q : ((wr_q == '0) ? DecW'(DecN - 1) : wr_q - DecW'(1));
+    // A draw starts for the oldest entry not yet drawn for (its byte 4 is in
+    // the entry from the cycle after its beat entered, as at 64 bits).
+    assign draw_go = !Sender && e_v_q[dr_q] && !e_iss_q[dr_q] && !gen_busy;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        wr_q      <= '0;
+        rd_q      <= '0;
+        dr_q      <= '0;
+        dn_q      <= '0;
+        e_v_q     <= '0;
+        e_cong_q  <= '0;
+        e_hash_q  <= '0;
+        e_hok_q   <= '0;
+        e_drawn_q <= '0;
+        e_zero_q  <= '0;
+        e_iss_q   <= '0;
+      end else begin
+        if (tel_done) begin
+          e_v_q[rd_q] <= 1'b0;
+          rd_q        <= dec_next(rd_q);
+        end
+        if (iw_fire && is_tel_in) begin  // after the free above: a full ring frees and takes one
+          e_v_q[wr_q]     <= 1'b1;
+          e_cong_q[wr_q]  <= sop_cong_q;
+          if (iw_sop) begin
+            e_cong_q[wr_q] <= iw_cong;  // BTH byte 4 in the sop beat itself
+          end
+          e_hok_q[wr_q]   <= 1'b0;
+          e_drawn_q[wr_q] <= 1'b0;
+          e_iss_q[wr_q]   <= 1'b0;
+          wr_q            <= dec_next(wr_q);
+        end
+        if (draw_go) begin
+          e_iss_q[dr_q] <= 1'b1;
+          dr_q          <= dec_next(dr_q);
+        end
+        if (gen_done) begin
+          // (Not into the head entry as it leaves with this very answer: a
+          // full ring takes that entry again for the beat entering now.)
+          if (!(tel_done && dn_q == rd_q)) begin
+            e_drawn_q[dn_q] <= 1'b1;
+            e_zero_q[dn_q]  <= gen_zero;
+          end
+          dn_q <= dec_next(dn_q);
+        end
+        if (hash_take) begin
+          e_hash_q[hash_tag] <= hash_bit;
+          e_hok_q[hash_tag]  <= 1'b1;
+        end
+      end
+    end
+    // BTH byte 4 as the telemetry beat enters, the state after its draw:
+    // data, no reset.
+    always_ff @(posedge clk_i) begin
+      if (iw_fire && is_tel_in) begin
+        e_byte4_q[8*wr_q +: 8] <= tel_byte4;
+      end
+      if (gen_done) begin
+        e_state_q[StateW*dn_q +: StateW] <= gen_state;
+      end
+    end
+    // With stat_valid_o (the cycle after its beat left, its entry freed and
+    // not yet written again: the next draw answered is at least a cycle
+    // later), the state after the draw of the packet it reports.
+    logic [DecW-1:0] prev_rd;
+    assign prev_rd     = (rd_q == '0) ? DecW'(DecN - 1) : rd_q - DecW'(1);
+    assign gen_state_o = e_state_q[StateW*prev_rd +: StateW];
+    // The head entry's decision, and the draw's hop field. A draw answered
+    // this cycle for the head entry counts at once (the generator holds its
+    // answer in a register), so depth 2 keeps one beat a cycle.
+    assign tel_seen_q   = e_v_q[rd_q];
+    assign byte4_q      = e_byte4_q[8*rd_q +: 8];
+    assign dec_cong_q   = e_cong_q[rd_q];
+    assign hash_q       = e_hash_q[rd_q];
+    assign hash_ok_q    = e_hok_q[rd_q];
+    assign head_drawn   = e_drawn_q[rd_q] || (gen_done && dn_q == rd_q);
+    assign head_zero    = e_drawn_q[rd_q] ? e_zero_q[rd_q] : gen_zero;
+    assign draw_start_q = draw_go;
+    assign draw_field   = e_byte4_q[8*dr_q +: FieldW];
+`ifndef SYNTHESIS
+    always @(posedge clk_i) begin
+      if (iw_fire && is_tel_in) begin
+        assert (!e_v_q[wr_q] || (tel_done && rd_q == wr_q))
+          else $fatal(1, "ibr_switch_stage: a telemetry beat entered with every decision entry pending");
+      end
+      if (hash_take) begin
+        assert (e_v_q[hash_tag] && !e_hok_q[hash_tag])
+          else $fatal(1, "ibr_switch_stage: a hash for decision entry %0d, which awaits none", hash_tag);
+      end
+      if (gen_done) begin
+        assert (e_v_q[dn_q] && e_iss_q[dn_q] && !e_drawn_q[dn_q])
+          else $fatal(1, "ibr_switch_stage: a draw answered for decision entry %0d, which awaits none", dn_q);
+      end
+    end
+`endif
   end
 
-  // BTH byte 4 and DestQP as the telemetry beat enters: data, no reset.
+  // DestQP as the telemetry beat enters (the PSN beat of the same packet
+  // follows it, before any other packet's): data, no reset.
   always_ff @(posedge clk_i) begin
     if (iw_fire && is_tel_in) begin
-      byte4_q  <= tel_byte4;
       destqp_q <= tel_destqp;
     end
   end
@@ -505,48 +676,60 @@ module ibr_switch_stage #(
   assign field_in = byte4_q[FieldW-1:0];
 
   if (!Sender) begin : gen_switch_gen
-    logic done, zero;
     logic [LW-1:0] l;
-    assign l = {1'b0, field_in} + LW'(1);
+    assign l = {1'b0, draw_field} + LW'(1);
     if (GenKind == ibr_pkg::GenIdeal) begin : gen_ideal
-      logic busy;
       ibr_gen_ideal #(.MaxL(MaxL), .LW(LW)) u_gen (
         .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i),
-        .draw_i(draw_start_q), .l_i(l), .done_o(done), .zero_o(zero), .busy_o(busy),
-        .state_o(gen_state_o)
+        .draw_i(draw_start_q), .l_i(l), .done_o(gen_done), .zero_o(gen_zero), .busy_o(gen_busy),
+        .state_o(gen_state)
       );
-      logic unused_busy;
-      assign unused_busy = busy;
     end else if (GenKind == ibr_pkg::GenLfsrLut) begin : gen_lfsr_lut
       ibr_gen_lfsr_lut #(.Width(LfsrWidth), .Steps(LfsrSteps), .MaxL(MaxL), .LW(LW)) u_gen (
         .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
-        .done_o(done), .zero_o(zero), .state_o(gen_state_o)
+        .done_o(gen_done), .zero_o(gen_zero), .state_o(gen_state)
       );
+      assign gen_busy = 1'b0;  // one cycle a draw
     end else begin : gen_shiftreg
       ibr_gen_shiftreg #(.Clock(ShiftClock), .P(ShiftP), .Q(ShiftQ), .MaxL(MaxL), .LW(LW)) u_gen (
         .clk_i, .rst_ni, .load_i(gen_load_i), .state_i(gen_state_i), .draw_i(draw_start_q), .l_i(l),
-        .done_o(done), .zero_o(zero), .state_o(gen_state_o)
+        .done_o(gen_done), .zero_o(gen_zero), .state_o(gen_state)
       );
+      assign gen_busy = 1'b0;  // one cycle a draw
     end
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        drawn_q <= 1'b0;
-      end else if (tel_done) begin
-        drawn_q <= 1'b0;
-      end else if (done) begin
-        drawn_q <= 1'b1;
+    if (!Wide) begin : gen_drawn_one
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          drawn_q <= 1'b0;
+        end else if (tel_done) begin
+          drawn_q <= 1'b0;
+        end else if (gen_done) begin
+          drawn_q <= 1'b1;
+        end
       end
+      // A draw answered this cycle counts at once (the generator's answer is a
+      // register), so depth 2 keeps one word a cycle.
+      assign zero_q  = gen_zero;
+      assign draw_ok = drawn_q || gen_done;
+      logic unused_head_draw;
+      assign unused_head_draw = ^{head_drawn, head_zero};
+    end else begin : gen_drawn_queue
+      assign drawn_q = head_drawn;
+      assign zero_q  = head_zero;
+      assign draw_ok = drawn_q;
     end
-    assign zero_q  = zero;
-    assign draw_ok = drawn_q;
   end else begin : gen_sender
     // Sender draws (thesis section 5.9): the leading bit of hop_rand decides.
     assign drawn_q     = 1'b1;
     assign zero_q      = !field_in[FieldW-1];  // cmp: sender zero leading bit of hop_rand == 0
     assign draw_ok     = 1'b1;
-    assign gen_state_o = '0;
+    assign gen_state   = '0;
+    assign gen_done    = 1'b0;
+    assign gen_zero    = 1'b0;
+    assign gen_busy    = 1'b0;
     logic unused_gen;
-    assign unused_gen = ^{gen_load_i, gen_state_i, draw_start_q, drawn_q};
+    assign unused_gen = ^{gen_load_i, gen_state_i, draw_start_q, drawn_q, draw_field, head_drawn, head_zero,
+                          gen_done, gen_zero};
   end
 
   // The decision: Alg. 8 lines 2-9 on byte 4.
@@ -599,19 +782,10 @@ module ibr_switch_stage #(
   for (genvar i = 1; i < PipeDepth; i++) begin : gen_accept
     assign accept[i] = head_leave || !(&v_q[PipeDepth-1:i]);
   end
-  if (Wide) begin : gen_accept0_wide
-    // A telemetry beat waits at the ingress while the previous packet's
-    // decision is pending and does not leave this cycle: one decision is held
-    // at a time (a short packet is one beat at 256 and 512 bits). Slot 0 then
-    // takes a bubble (below).
-    logic tel_wait;
-    assign tel_wait  = iw_valid && is_tel_in && tel_seen_q && !tel_done;
-    assign accept[0] = (head_leave || !(&v_q)) && !tel_wait;
-  end else begin : gen_accept0_w64
-    // The shortest packet is 4 words, at least PipeDepth: a telemetry word
-    // never meets a pending decision.
-    assign accept[0] = head_leave || !(&v_q);
-  end
+  // (No slot waits for a decision but the head: at 64 bits the shortest
+  // packet is 4 words, at least PipeDepth, so one decision is pending at
+  // most; at DataW > 64 each telemetry beat inside has its own entry.)
+  assign accept[0] = head_leave || !(&v_q);
 
   // The incoming VCRC (spec section 5, step 0): a CRC over the words as they
   // leave slot 0 (one register after the ingress, off the input path),
@@ -677,8 +851,6 @@ module ibr_switch_stage #(
         vcrc_q[0]    <= is_vcrc_in;
         lane4_q[0]   <= lane4_in;
         len_bad_q    <= iw_eop && len_bad_in;
-      end else if (accept[1]) begin
-        v_q[0] <= 1'b0;  // its beat moves on, a telemetry beat waits at the ingress (DataW > 64)
       end
       if (accept[1]) begin
         bad_q[1] <= vcrc_bad;
@@ -847,7 +1019,7 @@ module ibr_switch_stage #(
         else $fatal(1, "ibr_switch_stage: eop with in_empty_i=%0d; frames are 4k+2 bytes (2 mod 4)",
                     iw_empty);
     end
-    if (iw_fire && is_tel_in) begin
+    if (!Wide && iw_fire && is_tel_in) begin  // (DataW > 64: the ring's own check)
       assert (!tel_seen_q || tel_done)
         else $fatal(1, "ibr_switch_stage: a telemetry word entered while another's was pending");
     end
