@@ -109,8 +109,8 @@ var queuePlants = []struct {
 	{"a ring of one entry: a second pending decision overwrites the first",
 		"dec_next = (p == DecW'(DecN - 1)) ? '0 : p + DecW'(1);", "dec_next = p & '0;", 2},
 	{"the state reported with a packet's status read from the generator, which has drawn ahead for the packets behind",
-		"assign gen_state_o = e_state_q[StateW*prev_rd +: StateW];",
-		"assign gen_state_o = gen_state | (e_state_q[StateW*prev_rd +: StateW] & '0);", 0},
+		"assign gen_state_o = Sender ? '0 : e_state_q[StateW*prev_rd +: StateW];",
+		"assign gen_state_o = Sender ? '0 : gen_state | (e_state_q[StateW*prev_rd +: StateW] & '0);", 0},
 	{"the head's draw answer written into its entry as it leaves, the full ring taking that entry again",
 		"if (!(tel_done && dn_q == rd_q)) begin", "if (1'b1 || !(tel_done && dn_q == rd_q)) begin", 0},
 }

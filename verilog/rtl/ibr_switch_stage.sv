@@ -630,7 +630,7 @@ module ibr_switch_stage #(
     // later), the state after the draw of the packet it reports.
     logic [DecW-1:0] prev_rd;
     assign prev_rd     = (rd_q == '0) ? DecW'(DecN - 1) : rd_q - DecW'(1);
-    assign gen_state_o = e_state_q[StateW*prev_rd +: StateW];
+    assign gen_state_o = Sender ? '0 : e_state_q[StateW*prev_rd +: StateW];  // (sender: no state)
     // The head entry's decision, and the draw's hop field. A draw answered
     // this cycle for the head entry counts at once (the generator holds its
     // answer in a register), so depth 2 keeps one beat a cycle.
