@@ -68,7 +68,10 @@ var rateMixes = []rateMix{
 // rateSet is one generator chain through one port of c: mix's packets, the
 // model's stage on each from the state the previous one left (the first
 // loads the port's seeded state), with random telemetry fields, PSNs,
-// DestQPs, SLIDs and congested bits.
+// DestQPs, SLIDs and congested bits. With sender draws (no generator state)
+// each packet leaves by a random switch and port instead: the harness writes
+// the port configuration (cfg_we_i) with every sop beat, so it changes while
+// the packets ahead are still inside.
 func rateSet(t *testing.T, c verilog.Config, mix rateMix, seed uint64) *vectors.StageSet {
 	t.Helper()
 	mc := c.ModelConfig(header.LNHLocal, seed)
@@ -76,7 +79,7 @@ func rateSet(t *testing.T, c verilog.Config, mix rateMix, seed uint64) *vectors.
 	if err != nil {
 		t.Fatal(err)
 	}
-	const sw, port = 0x1234, 7
+	sw, port := uint16(0x1234), uint8(7)
 	g, err := mc.NewPortGenerator(sw, port)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +92,9 @@ func rateSet(t *testing.T, c verilog.Config, mix rateMix, seed uint64) *vectors.
 	r := rand.New(rand.NewPCG(seed, 0x7261746573))
 	for i := range mix.n {
 		lnh, n := mix.frame(r)
+		if mc.SenderMode() {
+			sw, port = uint16(r.Uint32()), uint8(1+r.IntN(int(mc.MaxPort)))
+		}
 		var h header.Headers
 		h.LRH = header.LRH{VL: 1, LNH: lnh, DLID: uint16(r.Uint32()), SLID: uint16(r.Uint32())}
 		if lnh == header.LNHGlobal {

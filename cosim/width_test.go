@@ -72,27 +72,30 @@ func TestWidth(t *testing.T) {
 
 // widthPlants are bugs that only wide beats can show: each is one line of
 // a copy of the library changed, the configuration (index into
-// widthConfigs) and width that must catch it. (A plant keeps every signal
+// widthConfigs) and width that must catch it, and whether back-to-back
+// one-beat packets (whose next sop beat brings its port configuration while
+// the packet ahead is still inside) must catch it. (A plant keeps every signal
 // read, so the build's -Wall lint passes and the bug, not the lint, fails.)
 var widthPlants = []struct {
 	name, file, old, bug string
 	cfg, width           int
+	dense                bool // back-to-back one-beat packets (rateSet), not the width test's vectors
 }{
 	{"the PSN of a local packet read one lane late at 512 bits", "ibr_switch_stage.sv",
-		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,", 0, 512},
+		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,", 0, 512, false},
 	{"the congested bit of a telemetry byte in the sop beat taken from the packet before", "ibr_switch_stage.sv",
-		"          if (iw_sop) begin\n            e_cong_q[wr_q] <= iw_cong;", "          if (1'b0) begin\n            e_cong_q[wr_q] <= iw_cong;", 0, 512},
+		"          if (iw_sop) begin\n            e_cong_q[wr_q] <= iw_cong;", "          if (1'b0) begin\n            e_cong_q[wr_q] <= iw_cong;", 0, 512, false},
 	{"the SLID of a PSN in the sop beat taken from the packet before", "ibr_switch_stage.sv",
-		"assign slid   = iw_sop ? iw_data[15:0] : slid_q;", "assign slid   = slid_q;", 2, 512},
+		"assign slid   = iw_sop ? iw_data[15:0] : slid_q;", "assign slid   = slid_q;", 2, 512, false},
 	{"the DestQP of a PSN in the telemetry beat taken from the packet before", "ibr_switch_stage.sv",
-		"assign destqp = is_tel_in ? tel_destqp : destqp_q;", "assign destqp = destqp_q;", 1, 512},
+		"assign destqp = is_tel_in ? tel_destqp : destqp_q;", "assign destqp = destqp_q;", 1, 512, false},
 	{"the hash's K as the hash is taken, not as the PSN beat was (the next sop beat's cfg_we_i already applied)", "ibr_switch_stage.sv",
-		"assign hash_k   = id_k_q;", "assign hash_k   = k_q | (id_k_q & 32'd0);", 3, 512},
+		"assign hash_k   = id_k_q;", "assign hash_k   = k_q | (id_k_q & 32'd0);", 3, 512, true},
 	{"a beat waiting in the skid buffer given the configuration current when it leaves it", "ibr_switch_stage.sv",
-		"assign iw_k = skid_v_q ? skid_k_q : (cfg_we_i ? k_pre : k_q);", "assign iw_k = (cfg_we_i ? k_pre : k_q) | (skid_k_q & 32'd0);", 3, 512},
+		"assign iw_k = skid_v_q ? skid_k_q : (cfg_we_i ? k_pre : k_q);", "assign iw_k = (cfg_we_i ? k_pre : k_q) | (skid_k_q & 32'd0);", 3, 512, true},
 	{"the VCRC ingress check of a 128-bit eop beat compared with the wrong lanes", "ibr_crc16_bytes_end.sv",
 		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};",
-		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128},
+		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128, false},
 }
 
 // queuePlants are bugs in the ring of pending decisions (DataW > 64), which
@@ -130,7 +133,7 @@ func TestWidthPlanted(t *testing.T) {
 	}
 	var plants []plant
 	for _, p := range widthPlants {
-		plants = append(plants, plant{p.name, p.file, p.old, p.bug, p.cfg, p.width, false})
+		plants = append(plants, plant(p))
 	}
 	for _, p := range queuePlants {
 		plants = append(plants, plant{p.name, "ibr_switch_stage.sv", p.old, p.bug, p.cfg, 512, true})
@@ -170,22 +173,30 @@ func TestWidthPlanted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			set, opts := rateSet(t, c, rateMixes[2], 21), RunOptions{MaxFail: 3, Stall: 4, Dense: true}
-			if !p.dense {
-				if set, err = vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21, Random: 300}); err != nil {
-					t.Fatal(err)
-				}
-				opts = RunOptions{MaxFail: 3, Stall: 5, Gap: 3}
-			}
-			path, _ := writeSet(t, set)
-			res, err := m.Run(context.Background(), 0, path, opts)
-			if err != nil {
+			// The width test's vectors under stalls and gaps; or back-to-back
+			// one-beat packets at line rate (the egress always ready) and with
+			// the egress stalled one cycle in 4 (beats waiting in the skid
+			// buffer).
+			var set *vectors.StageSet
+			opts := []RunOptions{{MaxFail: 3, Stall: 5, Gap: 3}}
+			if p.dense {
+				set, opts = rateSet(t, c, rateMixes[2], 21), []RunOptions{{MaxFail: 3, Dense: true}, {MaxFail: 3, Stall: 4, Dense: true}}
+			} else if set, err = vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21, Random: 300}); err != nil {
 				t.Fatal(err)
 			}
-			if res.Mismatches == 0 && res.Assertions == 0 {
+			path, _ := writeSet(t, set)
+			mismatches, assertions := 0, 0
+			for _, o := range opts {
+				res, err := m.Run(context.Background(), 0, path, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mismatches, assertions = mismatches+res.Mismatches, assertions+res.Assertions
+			}
+			if mismatches == 0 && assertions == 0 {
 				t.Fatalf("%s (%s, %d bits): passed co-simulation", p.name, c.Name(), p.width)
 			}
-			t.Logf("%s (%s): %d mismatches, %d RTL assertions", p.name, c.Name(), res.Mismatches, res.Assertions)
+			t.Logf("%s (%s): %d mismatches, %d RTL assertions", p.name, c.Name(), mismatches, assertions)
 		})
 	}
 }
