@@ -287,6 +287,22 @@ func newFlowSet(src []int, sm sampler) flowSet {
 	return fs
 }
 
+// decodeFlows returns a hash test's flows, drawn from its run seed. Its
+// streams are consecutive parts of the one stream of these flows: stream r's
+// base window b is packets (r*nb+b)*2^base on. A flow's ids are then
+// distinct over every stream as long as its packets span at most 2^24 PSNs
+// (maxStreams).
+func decodeFlows(w *workload, run uint64) flowSet {
+	return newFlowSet(w.src, newSampler(run, tagFlows))
+}
+
+// maxStreams is the most streams of 2^runBits packets that workload w's
+// flows carry without a PSN, so a packet id, repeating within a flow:
+// each flow's share of the packets within the 24-bit PSN space.
+func (w *workload) maxStreams(runBits int) int {
+	return max(1, len(w.src)<<24>>runBits)
+}
+
 // packet returns the SLID, DestQP and PSN of packet i of the stream.
 func (fs flowSet) packet(i int) (slid uint16, destQP, psn uint32) {
 	f := i % len(fs.slid)
