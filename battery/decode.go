@@ -173,9 +173,9 @@ func (b *Battery) planDecode() error {
 	}
 	// The long windows' power: the first workload (the first topology's,
 	// section 5.3's set by default, under the first numbering with one flow)
-	// runs as many independent streams (fresh starting PSNs and queue pairs)
-	// as its largest windows need (power.go), up to Size.DecodeRuns; the
-	// others run one, to keep the battery's time.
+	// runs as many streams (consecutive parts of one stream of its flows:
+	// decodeHashRun) as its largest windows need (power.go), up to
+	// Size.DecodeRuns; the others run one, to keep the battery's time.
 	if len(loads) > 0 {
 		loads[0].long = true
 	}

@@ -75,7 +75,7 @@ type workload struct {
 	single []int
 	peer   []uint16 // the switch each link leads to (numbered), 0 for a node
 	// numbering and flows name the workload's variant; long: it runs as
-	// many independent streams as its longest windows need (power.go).
+	// many streams as its longest windows need (power.go).
 	numbering string
 	flows     int
 	long      bool

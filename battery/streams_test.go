@@ -3,8 +3,11 @@
 package battery
 
 import (
+	"math"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"ibreservoir/hash"
 	"ibreservoir/internal/seed"
@@ -73,5 +76,91 @@ func TestDecodeStreamsRepeatNoID(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// idealCandidate is a keyed random function as a candidate: H(id, d) is the
+// top bit of SplitMix64's output for Mix(key ^ id) ^ Mix(key + d + 1), a
+// stand-in for the ideal hash at one Mix per packet and link.
+func idealCandidate(key uint64) candidate {
+	return candidate{name: "ideal", pre: func(d uint32) uint32 { return d }, signs: func(id uint32, ks []uint32, sign []int64) {
+		x := seed.Mix(key ^ uint64(id))
+		for j, d := range ks {
+			sign[j] = 1 - 2*int64(seed.Mix(x^seed.Mix(key+uint64(d)+1))>>63)
+		}
+	}}
+}
+
+// TestDecodeIdealHashWindowsIndependent: under a random function the
+// statistic's windows are independent, as its chi2(K) needs. On the long
+// workload's shape (four streams of 2^22 packets of one flow, psn-slid, one
+// window per stream), z_w(d) = (E[W_d | ids] - N_d)/(w sqrt(sum_i S'_i^2))
+// of a link without traffic has no correlation between two windows over the
+// links: with n links, n times the squared correlation summed over the six
+// pairs of windows is about chi2(6) per seed. Windows that share ids (streams
+// whose PSN ranges overlap by a fraction f) correlate by about f. The sum
+// over the links of z^2 is chi2(4) per link, whose mean the test holds too.
+func TestDecodeIdealHashWindowsIndependent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes 2^24 packets over 64 links per seed")
+	}
+	const l, zeros, runBits, seeds = 3, 61, 22, 2
+	w := tinyWorkload(l)
+	for j := range zeros {
+		w.set.Links = append(w.set.Links, refmodel.Link{Switch: uint16(100 + j), Port: 1})
+		w.set.Hops = append(w.set.Hops, 1+j%l)
+		w.units = append(w.units, 0)
+	}
+	nl := len(w.set.Links)
+	runs := w.maxStreams(runBits)
+	var x2, sumX float64
+	var nx int
+	for s := uint64(1); s <= seeds; s++ {
+		mv, err := candidateMoments(idealCandidate(seed.Derive(s, 0x1DEA1)), hash.IDPSNSLID, hash.LinkWide, w, runBits, runBits, runs, seed.Derive(s, 0xF10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// z[win][j] for the links without traffic (their S'_i is S_i).
+		z := make([][]float64, runs)
+		for win := range runs {
+			for j := range nl {
+				if w.units[j] == 0 {
+					z[win] = append(z[win], float64(mv.mu[win*nl+j])/math.Sqrt(float64(mv.ss[win])))
+				}
+			}
+		}
+		n := float64(len(z[0]))
+		for a := range runs {
+			for b := a + 1; b < runs; b++ {
+				var ab, aa, bb float64
+				for j := range z[a] {
+					ab += z[a][j] * z[b][j]
+					aa += z[a][j] * z[a][j]
+					bb += z[b][j] * z[b][j]
+				}
+				r := ab / math.Sqrt(aa*bb)
+				x2 += n * r * r
+				t.Logf("seed %d: windows %d and %d: correlation %.3f over %d links", s, a, b, r, len(z[a]))
+			}
+		}
+		x, _, K := decodeChi2(w, mv.mu, mv.ss, nl, 0, 1<<runBits)
+		if K != runs {
+			t.Fatalf("%d windows, want %d", K, runs)
+		}
+		for j := range nl {
+			sumX += x[j]
+			nx++
+		}
+	}
+	df := seeds * runs * (runs - 1) / 2
+	p := distuv.ChiSquared{K: float64(df)}.Survival(x2)
+	t.Logf("correlations: %.1f against chi2(%d), p %.3g; mean statistic %.3f against %d", x2, df, p, sumX/float64(nx), runs)
+	// Fixed seeds: the same verdict on every machine.
+	if p < 1e-3 {
+		t.Errorf("the windows of an ideal hash correlate: %.1f against chi2(%d), p %.3g", x2, df, p)
+	}
+	// The mean of nx chi2(K) has standard deviation sqrt(2K/nx): 0.25 here.
+	if m := sumX / float64(nx); math.Abs(m-float64(runs)) > 4*math.Sqrt(2*float64(runs)/float64(nx)) {
+		t.Errorf("an ideal hash's mean statistic over %d windows is %.3f", runs, m)
 	}
 }
