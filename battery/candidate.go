@@ -29,15 +29,11 @@ func candidateMoments(c candidate, opt hash.IDOption, enc hash.LinkEncoding, w *
 	for j, d := range ds {
 		ks[j] = c.pre(d)
 	}
+	fs := decodeFlows(w, run) // the streams as decodeHashRun cuts them
 	for r := range runs {
-		sm := newSampler(run, tagFlows)
-		if r > 0 {
-			sm = newSampler(run, tagFlows, uint64(r))
-		}
-		fs := newFlowSet(w.src, sm)
 		for b := range nb {
 			bw := r*nb + b
-			fs.ids(opt, b*base, ids)
+			fs.ids(opt, bw*base, ids)
 			row := mu[bw*nl : (bw+1)*nl]
 			for _, id := range ids {
 				c.signs(id, ks, sign)

@@ -100,9 +100,10 @@ type Size struct {
 	DecodeMaxBits  int `json:"decode_max_bits"`
 	DecodeSlowBits int `json:"decode_slow_bits"`
 	DecodePackets  int `json:"decode_packets"`
-	// DecodeRuns bounds the independent streams (fresh starting PSNs and
-	// queue pairs) of a hash test on the first workload (the first
-	// topology under the first numbering with one flow): as many as its longest windows need to find a
+	// DecodeRuns bounds the streams (consecutive parts of one stream of the
+	// test's flows, so that no window repeats another's packet ids) of a
+	// hash test on the first workload (the first topology under the first
+	// numbering with one flow): as many as its longest windows need to find a
 	// zero-traffic link at twice the ideal hash's worst-link rate with 90%
 	// probability (power.go); the other workloads run one stream.
 	DecodeRuns int `json:"decode_runs"`

@@ -173,9 +173,9 @@ func (b *Battery) planDecode() error {
 	}
 	// The long windows' power: the first workload (the first topology's,
 	// section 5.3's set by default, under the first numbering with one flow)
-	// runs as many independent streams (fresh starting PSNs and queue pairs)
-	// as its largest windows need (power.go), up to Size.DecodeRuns; the
-	// others run one, to keep the battery's time.
+	// runs as many streams (consecutive parts of one stream of its flows:
+	// decodeHashRun) as its largest windows need (power.go), up to
+	// Size.DecodeRuns; the others run one, to keep the battery's time.
 	if len(loads) > 0 {
 		loads[0].long = true
 	}
@@ -405,10 +405,14 @@ func (b *Battery) planDecodeHash(h hash.Func, opt hash.IDOption, enc hash.LinkEn
 	b.add(t)
 }
 
-// decodeHashRun runs runs independent streams of 2^runBits packets of one
-// workload (stream 0 from the test's flow seed, stream r > 0 with starting
-// PSNs and queue pairs of its own) and summarizes them for every window size
-// 2^k, k in ks: 2^(runBits-k) windows per stream.
+// decodeHashRun runs runs streams of 2^runBits packets of one workload and
+// summarizes them for every window size 2^k, k in ks: 2^(runBits-k) windows
+// per stream. The streams are consecutive parts of one stream of the test's
+// flows (decodeFlows), so that no two windows share a packet id: the
+// statistic's sum over the windows is chi2(K) for an ideal hash only when
+// its windows are independent, and windows that repeat ids are not (streams
+// with starting PSNs of their own overlap: two random 2^22-PSN ranges of a
+// flow meet half the time).
 func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *workload, ks []int, runBits, runs int, p float64, run uint64) ([]decodeWindow, error) {
 	mv, err := newDecodeMoments(h, opt, enc, w, ks[0], runBits, runs, run)
 	if err != nil {
@@ -421,7 +425,7 @@ func decodeHashRun(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *wor
 type decodeMoments struct {
 	w      *workload
 	m      *refmodel.Model
-	fs     flowSet // stream 0's flows, for the blame
+	fs     flowSet // the flows (stream 0 is their first packets), for the blame
 	ds     []uint32
 	mu, ss []int64
 	nb     int // base windows per stream
@@ -450,16 +454,8 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 	ids := make([]uint32, base)
 	sigma := make([]int64, base)
 	prev := make([]int64, nl)
-	var fs0 flowSet
+	fs := decodeFlows(w, run)
 	for r := range runs {
-		sm := newSampler(run, tagFlows)
-		if r > 0 {
-			sm = newSampler(run, tagFlows, uint64(r))
-		}
-		fs := newFlowSet(w.src, sm)
-		if r == 0 {
-			fs0 = fs
-		}
 		tl, err := m.NewTally(w.set)
 		if err != nil {
 			return nil, err
@@ -467,7 +463,7 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 		clear(prev)
 		for b := range nb {
 			bw := r*nb + b
-			if ss[bw], err = w.expected(m, fs, tw, tds, tl, b*base, ids, sigma); err != nil {
+			if ss[bw], err = w.expected(m, fs, tw, tds, tl, bw*base, ids, sigma); err != nil {
 				return nil, err
 			}
 			cur, _ := tl.Counts()
@@ -477,7 +473,7 @@ func newDecodeMoments(h hash.Func, opt hash.IDOption, enc hash.LinkEncoding, w *
 			prev = cur
 		}
 	}
-	return &decodeMoments{w: w, m: m, fs: fs0, ds: ds, mu: mu, ss: ss, nb: nb, base: baseBits}, nil
+	return &decodeMoments{w: w, m: m, fs: fs, ds: ds, mu: mu, ss: ss, nb: nb, base: baseBits}, nil
 }
 
 // summarize gives every window size's summary, with the link pairs to blame
@@ -529,6 +525,42 @@ func (mv *decodeMoments) summarize(ks []int, p float64) ([]decodeWindow, error) 
 	return out, nil
 }
 
+// decodeChi2 returns every link's statistic over the windows of n packets
+// (each 2^g base windows), chi2(K) for an ideal hash, whether the link has
+// one, and K.
+func decodeChi2(w *workload, mu, ss []int64, nl, g, n int) ([]float64, []bool, int) {
+	per := 1 << g
+	K := len(ss) / per
+	Q := float64(n)
+	x := make([]float64, nl)
+	tested := make([]bool, nl)
+	for win := range K {
+		var s2 int64
+		for b := win * per; b < (win+1)*per; b++ {
+			s2 += ss[b]
+		}
+		for j := range nl {
+			var m int64
+			for b := win * per; b < (win+1)*per; b++ {
+				m += mu[b*nl+j]
+			}
+			u := float64(w.units[j])
+			dev := float64(m) - Q*u // D * (E[W_d|ids] - N_d)/w
+			// sum of S'_i^2 (D^2 units): link d's own share taken out.
+			den := float64(s2) - 2*u*float64(m) + Q*u*u
+			switch {
+			case den > 0:
+				x[j] += dev * dev / den
+				tested[j] = true
+			case dev != 0:
+				x[j] = math.Inf(1)
+				tested[j] = true
+			}
+		}
+	}
+	return x, tested, K
+}
+
 // decodeSummary summarizes windows of n packets, each 2^g base windows.
 func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeWindow {
 	nb := len(ss)
@@ -539,11 +571,10 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 	z := distuv.UnitNormal.Quantile(p)
 	// The threshold over the weight: L*sqrt(Q)*z / w.
 	thr := float64(w.diam) / float64(w.pathLen) * math.Sqrt(Q) * z
-	x := make([]float64, nl)
+	x, tested, _ := decodeChi2(w, mu, ss, nl, g, n)
 	e2 := make([]float64, nl)
 	fp := make([]float64, nl)
 	var zsum, devT, truth float64
-	tested := make([]bool, nl)
 	for win := range K {
 		var s2 int64
 		for b := win * per; b < (win+1)*per; b++ {
@@ -557,16 +588,6 @@ func decodeSummary(w *workload, mu, ss []int64, nl, g, n int, p float64) decodeW
 			}
 			u := w.units[j]
 			dev := float64(m) - Q*float64(u) // D * (E[W_d|ids] - N_d)/w
-			// sum of S'_i^2 (D^2 units): link d's own share taken out.
-			den := float64(s2) - 2*float64(u)*float64(m) + Q*float64(u)*float64(u)
-			switch {
-			case den > 0:
-				x[j] += dev * dev / den
-				tested[j] = true
-			case dev != 0:
-				x[j] = math.Inf(1)
-				tested[j] = true
-			}
 			e2[j] += (dev*dev/(D*D) + v) / Q
 			zsum += dev / (D * math.Sqrt(Q))
 			if u == 0 {

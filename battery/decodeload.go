@@ -75,7 +75,7 @@ type workload struct {
 	single []int
 	peer   []uint16 // the switch each link leads to (numbered), 0 for a node
 	// numbering and flows name the workload's variant; long: it runs as
-	// many independent streams as its longest windows need (power.go).
+	// many streams as its longest windows need (power.go).
 	numbering string
 	flows     int
 	long      bool
@@ -285,6 +285,22 @@ func newFlowSet(src []int, sm sampler) flowSet {
 		fs.start = append(fs.start, uint32(sm.below(1<<24)))
 	}
 	return fs
+}
+
+// decodeFlows returns a hash test's flows, drawn from its run seed. Its
+// streams are consecutive parts of the one stream of these flows: stream r's
+// base window b is packets (r*nb+b)*2^base on. A flow's ids are then
+// distinct over every stream as long as its packets span at most 2^24 PSNs
+// (maxStreams).
+func decodeFlows(w *workload, run uint64) flowSet {
+	return newFlowSet(w.src, newSampler(run, tagFlows))
+}
+
+// maxStreams is the most streams of 2^runBits packets that workload w's
+// flows carry without a PSN, so a packet id, repeating within a flow:
+// each flow's share of the packets within the 24-bit PSN space.
+func (w *workload) maxStreams(runBits int) int {
+	return max(1, len(w.src)<<24>>runBits)
 }
 
 // packet returns the SLID, DestQP and PSN of packet i of the stream.

@@ -209,7 +209,8 @@ func (b *Battery) estimateDecodeTests(loads int) int {
 // on workload w: one, or on a long workload as many as the window size that
 // needs the most asks for (its windows needed for twice the ideal hash's
 // worst-link rate, over the windows one stream gives), at most
-// Size.DecodeRuns.
+// Size.DecodeRuns and at most as many as its flows carry without repeating
+// a PSN (workload.maxStreams).
 func (b *Battery) decodeRuns(w *workload, ks []int, runBits int) int {
 	if !w.long {
 		return 1
@@ -240,7 +241,7 @@ func (b *Battery) decodeRunsOf(w *workload, ks []int, runBits int) int {
 		need := pm.windowsNeeded(2*idealWorstFP(k), limit*per)
 		runs = max(runs, (need+per-1)/per)
 	}
-	return min(runs, limit)
+	return min(runs, limit, w.maxStreams(runBits))
 }
 
 // powerTable is each window size's power over the workloads, for the

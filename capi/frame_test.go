@@ -158,24 +158,33 @@ func TestStageFrame(t *testing.T) {
 			what := fmt.Sprintf("%s: frame %d (%s, own port %v)", settings, i, frameKindNames[kind], own)
 			res, field, raw, st := callStageFrame(h, f, l.Switch, l.Port, cong, state, false)
 			corrupt := refmodel.Corruption(raw)
-			want := soundCopy(orig)
-			wantRes, wantField, wantSt := callStageField(ref, want, l.Switch, l.Port, cong, refState)
-			if st != wantSt {
-				t.Fatalf("%s: status %d (%s), ibr_stage on the sound copy %d (%s)", what, st, lastError(h), wantSt, lastError(ref))
-			}
 			// The model itself, on the same frame from the same generator.
 			mf := bytes.Clone(orig)
 			mres, mc, merr := m.StageCutThrough(mf, l.Switch, l.Port, cong == 1, port.Hop(refmodel.Congestion(cong == 1)).Gen)
-			if (merr == nil) != (st == statusOK) {
-				t.Fatalf("%s: status %d, model %v", what, st, merr)
+			if merr != nil || st != statusOK {
+				t.Fatalf("%s: status %d (%s), model %v", what, st, lastError(h), merr)
 			}
-			if st != statusOK {
-				// A malformed sender field: refused, the frame as it was.
-				if st != errPacket || !bytes.Equal(f, orig) || !strings.Contains(lastError(h), "hop_rand") {
-					t.Fatalf("%s: status %d, %s; frame changed %v", what, st, lastError(h), !bytes.Equal(f, orig))
+			if mres.Malformed {
+				// A malformed sender field (spec section 4): forwarded with
+				// no draw and no telemetry change, stomped when corrupt. The
+				// C result says so by its hop field of 0.
+				want := bytes.Clone(orig)
+				if mc != 0 {
+					n := len(want) - header.VCRCLen
+					binary.LittleEndian.PutUint16(want[n:], ^header.CRC16(want[:n]))
+				}
+				mres.Malformed = false
+				if !bytes.Equal(f, want) || !bytes.Equal(mf, want) || res != mres || field != 0 || raw != uint32(mc) || mc != verdict(orig) {
+					t.Fatalf("%s: a malformed frame:\n in    %x\n got   %x\n want  %x\n result %+v field %d corrupt %v; model %+v %v",
+						what, orig, f, want, res, field, corrupt, mres, mc)
 				}
 				counts["malformed"]++
 				continue
+			}
+			want := soundCopy(orig)
+			wantRes, wantField, wantSt := callStageField(ref, want, l.Switch, l.Port, cong, refState)
+			if wantSt != statusOK {
+				t.Fatalf("%s: ibr_stage on the sound copy: %d (%s)", what, wantSt, lastError(ref))
 			}
 			if wantC := verdict(orig); raw != uint32(wantC) || mc != wantC {
 				t.Fatalf("%s: corrupt %v, model %v, the spec %v", what, corrupt, mc, wantC)
@@ -287,7 +296,9 @@ func TestStageFrameErrors(t *testing.T) {
 	}
 
 	// With sender draws, a frame whose hop field is 0 is malformed (spec
-	// section 4): refused whether or not it is corrupt, nothing drawn.
+	// section 4): ibr_stage refuses it; ibr_stage_frame forwards it with no
+	// telemetry change (a hop field of 0 in the result), its VCRC stomped
+	// when it is corrupt.
 	sender := mustModel(t, "generator=sender sender-draws=3")
 	for _, kind := range []int{frameSound, frameVCRC} {
 		f := randomFrame(t, sender, r, frameSound)
@@ -298,9 +309,18 @@ func TestStageFrameErrors(t *testing.T) {
 			f[len(f)-1] ^= 4
 		}
 		orig := bytes.Clone(f)
-		if _, _, c, st := callStageFrame(sender, f, 1, 1, 0, nil, false); st != errPacket || !bytes.Equal(f, orig) || c != 0xdead ||
-			!strings.Contains(lastError(sender), "hop_rand") {
-			t.Errorf("a malformed %s frame: status %d (%s), changed %v", frameKindNames[kind], st, lastError(sender), !bytes.Equal(f, orig))
+		if _, _, st := callStageField(sender, bytes.Clone(f), 1, 1, 0, nil); kind == frameSound && (st != errPacket || !strings.Contains(lastError(sender), "hop_rand")) {
+			t.Errorf("ibr_stage on a malformed %s frame: status %d (%s)", frameKindNames[kind], st, lastError(sender))
+		}
+		want := bytes.Clone(orig)
+		if kind == frameVCRC {
+			n := len(want) - header.VCRCLen
+			binary.LittleEndian.PutUint16(want[n:], ^header.CRC16(want[:n]))
+		}
+		res, field, c, st := callStageFrame(sender, f, 1, 1, 0, nil, false)
+		if st != statusOK || !bytes.Equal(f, want) || field != 0 || res.HopReplaced || res.HopL != 0 || (c != 0) != (kind == frameVCRC) {
+			t.Errorf("ibr_stage_frame on a malformed %s frame: status %d (%s), result %+v field %d corrupt %d, frame as wanted %v",
+				frameKindNames[kind], st, lastError(sender), res, field, c, bytes.Equal(f, want))
 		}
 	}
 }

@@ -78,6 +78,11 @@ func (m *Model) MinFrame() int {
 // as it came (its VCRC recomputed, which is the same), a corrupt one (the same
 // three checks) with its VCRC stomped; the result says Raw and nothing else.
 //
+// A malformed packet (with sender draws, a field of 0 that the stage would
+// draw from: docs/spec.md section 4), which Stage refuses, is forwarded with
+// no draw and no telemetry change, as a raw one, and stomped when corrupt;
+// the result says Malformed and gives ID, D, HashBit and Congested.
+//
 // The frame must be 4k+2 bytes, at least MinFrame (a raw one at least its
 // LRH and VCRC, 10 bytes), of the model's LNH or a raw one; anything else is an error and
 // frame is left as it was.
@@ -95,6 +100,21 @@ func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested b
 			binary.LittleEndian.PutUint16(frame[n:], ^header.CRC16(frame[:n]))
 		}
 		return StageResult{Raw: true}, c, nil
+	}
+	if m.malformed(frame, n, congested) != nil {
+		// No draw and no telemetry change.
+		if g != nil {
+			return StageResult{}, 0, fmt.Errorf("switch %d port %d: the configuration uses sender draws; the switch takes no generator", sw, port)
+		}
+		r, err := m.stageHead(frame, sw, port, congested)
+		if err != nil {
+			return StageResult{}, 0, err
+		}
+		r.Malformed = true
+		if c != 0 {
+			binary.LittleEndian.PutUint16(frame[n:], ^header.CRC16(frame[:n]))
+		}
+		return r, c, nil
 	}
 	if c == 0 {
 		r, err := m.Stage(frame, sw, port, congested, g)

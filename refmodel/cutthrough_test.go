@@ -175,3 +175,94 @@ func TestStageCutThroughRaw(t *testing.T) {
 		t.Errorf("a raw frame at switch 1024: %v, want it refused", err)
 	}
 }
+
+// TestStageCutThroughMalformed: with sender draws, a field of 0 that the
+// stage would draw from is malformed (docs/spec.md section 4). Stage refuses
+// the packet, untouched; StageCutThrough forwards it with no telemetry change,
+// reports its id, link, hash bit and congested bit, and stomps it when it is
+// also corrupt. A cong_rand of 0 is read only by a congested two-reservoir
+// stage.
+func TestStageCutThroughMalformed(t *testing.T) {
+	for _, scheme := range []header.Scheme{header.OneReservoir, header.TwoReservoir} {
+		c := DefaultConfig()
+		c.Telemetry.Scheme = scheme
+		c.Telemetry.SenderL, c.Generator = 3, GeneratorSender
+		m := mustModel(t, c)
+		zero := func(field string) []byte {
+			p := testPacket(c.LNH, 1, 2, 3, 4, 8, m.Layout().FooterBytes) // every field 0
+			if field != "" {
+				f, err := m.Layout().Ref(field)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fr, err := header.FrameOf(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Set(p, fr, 1<<c.Telemetry.SenderL); err != nil { // spent: sound
+					t.Fatal(err)
+				}
+				if err := header.RecomputeVCRC(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return p
+		}
+		type tc struct {
+			name      string
+			pkt       []byte
+			congested bool
+			malformed bool
+		}
+		cases := []tc{
+			{"hop_rand 0", zero(""), false, true},
+			{"hop_rand 0, congested", zero(""), true, true},
+		}
+		if scheme == header.TwoReservoir {
+			cases = append(cases,
+				tc{"cong_rand 0, not congested", zero(header.FieldHopRand), false, false},
+				tc{"cong_rand 0, congested", zero(header.FieldHopRand), true, true})
+		}
+		for _, k := range cases {
+			for _, corrupt := range []bool{false, true} {
+				name := fmt.Sprintf("%v, %s, corrupt %t", scheme, k.name, corrupt)
+				in := bytes.Clone(k.pkt)
+				n := len(in) - header.VCRCLen
+				if corrupt {
+					in[n-5] ^= 0x20
+				}
+				_, serr := m.Stage(bytes.Clone(in), 5, 2, k.congested, nil)
+				out := bytes.Clone(in)
+				res, cor, err := m.StageCutThrough(out, 5, 2, k.congested, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if (cor != 0) != corrupt || res.Malformed != k.malformed {
+					t.Errorf("%s: corruption %v, malformed %t", name, cor, res.Malformed)
+				}
+				if !k.malformed {
+					continue
+				}
+				if !corrupt && (serr == nil || !strings.Contains(serr.Error(), "malformed")) {
+					t.Errorf("%s: Stage took it (%v)", name, serr)
+				}
+				d, err := c.Link.Encode(5, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := m.PacketID(in)
+				want := StageResult{ID: id, D: d, HashBit: uint8(hashBit(c.Hash, id, d)), Congested: k.congested, Malformed: true}
+				if res != want {
+					t.Errorf("%s: result %+v, want %+v", name, res, want)
+				}
+				wantOut := bytes.Clone(in)
+				if corrupt {
+					binary.LittleEndian.PutUint16(wantOut[n:], ^header.CRC16(wantOut[:n]))
+				}
+				if !bytes.Equal(out, wantOut) {
+					t.Errorf("%s: left as % x, want % x", name, out, wantOut)
+				}
+			}
+		}
+	}
+}

@@ -218,6 +218,11 @@ type StageResult struct {
 	// raw packet); the stage made no draw and changed no telemetry
 	// (StageCutThrough alone takes such packets). Every field above is zero.
 	Raw bool
+	// Malformed: with sender draws, a *_rand field of 0 (docs/spec.md
+	// section 4). Stage refuses such a packet; StageCutThrough forwards it
+	// with no draw and no telemetry change, as the RTL does (stat_malformed_o),
+	// and reports ID, D, HashBit and Congested only.
+	Malformed bool
 }
 
 // Stage is one switch (Alg. 3, 6, 8; docs/spec.md section 5): it rewrites the
@@ -242,20 +247,15 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	if err := m.checkVCRC(pkt, n); err != nil {
 		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
 	}
+	if err := m.malformed(pkt, n, congested); err != nil {
+		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+	}
 	var old fieldBytes
 	m.readFieldBytes(pkt, n, &old)
-	if err := m.checkLink(sw, port); err != nil {
+	if r, err = m.stageHead(pkt, sw, port, congested); err != nil {
 		return r, err
 	}
-	r.ID = m.PacketID(pkt)
-	r.Congested = congested
 	scheme := m.cfg.Telemetry.Scheme
-	if scheme != header.FullID {
-		if r.D, err = m.cfg.Link.Encode(sw, port); err != nil {
-			return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
-		}
-		r.HashBit = uint8(hashBit(m.cfg.Hash, r.ID, r.D))
-	}
 
 	// The hop reservoir: Alg. 3 lines 2-5, Alg. 6 lines 2-5, Alg. 8 lines 2-9.
 	var replace bool
@@ -298,6 +298,43 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	}
 	m.patchVCRC(pkt, n, &old)
 	return r, nil
+}
+
+// stageHead is what a stage reads before its draws (steps 0-1 of
+// docs/spec.md section 5): the link checked, the packet id, the link's
+// encoding and H(id, d) (one-bit schemes), and the congested bit.
+func (m *Model) stageHead(pkt []byte, sw uint16, port uint8, congested bool) (StageResult, error) {
+	if err := m.checkLink(sw, port); err != nil {
+		return StageResult{}, err
+	}
+	r := StageResult{ID: m.PacketID(pkt), Congested: congested}
+	if m.cfg.Telemetry.Scheme != header.FullID {
+		var err error
+		if r.D, err = m.cfg.Link.Encode(sw, port); err != nil {
+			return StageResult{}, fmt.Errorf("switch %d port %d: %w", sw, port, err)
+		}
+		r.HashBit = uint8(hashBit(m.cfg.Hash, r.ID, r.D))
+	}
+	return r, nil
+}
+
+// malformed returns the sender-draw field of 0 (docs/spec.md section 4) the
+// stage would draw from in pkt (pktLen bytes before its VCRC), with its
+// error, or nil: hop_rand, and with two reservoirs cong_rand when the
+// congested bit is set.
+func (m *Model) malformed(pkt []byte, pktLen int, congested bool) error {
+	if !m.cfg.SenderMode() {
+		return nil
+	}
+	f := &m.f.hopRand
+	if !f.ok || f.get(pkt, pktLen) != 0 {
+		f = &m.f.congRand
+		if !congested || !f.ok || m.cfg.Telemetry.Scheme == header.OneReservoir || f.get(pkt, pktLen) != 0 {
+			return nil
+		}
+	}
+	_, err := rng.Hops(0, m.cfg.Telemetry.SenderL)
+	return fmt.Errorf("%s: %w (malformed packet)", f.name(m), err)
 }
 
 func b2u(b bool) uint64 {

@@ -24,7 +24,9 @@ type directed struct {
 //
 //	count/<n>/<replace|keep>/<cong|idle>   every hop count 0..2^b-1 (the last
 //	                                       saturates), both decisions, both congested bits
-//	rand/<v>/<cong|idle>                   sender draws: every nonzero hop_rand (spent included)
+//	rand/<v>/<cong|idle>                   sender draws: every hop_rand (spent included; 0 is
+//	                                       malformed: forwarded unchanged, docs/spec.md section 5)
+//	malformed/corrupt/<kind>               sender draws: a hop_rand of 0 in a corrupt frame, stomped
 //	psn/<0|ffffff|1>                       PSN 0 (id 0 under psn), its wrap value, and 1
 //	link/<switch>:<port>                   the largest switch ID and port, and 0
 //	bits/fecn-becn-spare                   FECN, BECN and any spare Resv6 bit pass untouched
@@ -50,11 +52,21 @@ func (d *directed) all() error {
 			ln = "global"
 		}
 		if mc.SenderMode() {
-			for v := uint64(1); v < 1<<w; v++ {
+			for v := uint64(0); v < 1<<w; v++ {
 				for _, c := range []bool{false, true} {
 					if err := d.one(fmt.Sprintf("%s/rand/%0*b/%s", ln, w, v, congWord(c)), lnh, v, c, nil); err != nil {
 						return err
 					}
+				}
+			}
+			for c := corruptVCRC; c < numCorruptions; c++ {
+				pkt, _, err := d.set.buildPacket(nil, d.packet(lnh), new(uint64))
+				if err != nil {
+					return err
+				}
+				corrupt(pkt, c, d.src)
+				if err := d.stageAtRandomLink(fmt.Sprintf("%s/malformed/corrupt/%s", ln, corruptionNames[c]), pkt); err != nil {
+					return err
 				}
 			}
 		} else {

@@ -270,10 +270,14 @@ ibr_status ibr_stage(ibr_model m, uint8_t *pkt, size_t len, uint16_t switch_id, 
  * (may be NULL) receives the IBR_CORRUPT_* reasons that held, 0 for a sound
  * frame (several may hold at once; any of them means the VCRC was stomped).
  * result->hop_field is read from the frame as it left, through its own
- * length. Errors: IBR_ERR_PACKET for a frame the stage cannot take (not
- * 4k+2 bytes, shorter than its headers and ICRC, of another LNH, longer than
- * 8190 bytes) and, with sender draws, for a hop field of 0 (malformed, spec
- * section 4, as ibr_stage), corrupt or not; the frame and the state are then
+ * length. With sender draws, a frame whose hop_rand (or, with two
+ * reservoirs and congested set, cong_rand) is 0 is malformed (spec section
+ * 4): ibr_stage refuses it, and ibr_stage_frame forwards it as the RTL does,
+ * with no draw and no telemetry change (stomped when corrupt); its result
+ * gives id, d, hash_bit and congested, every other field 0, so a hop_field of
+ * 0 says the frame was malformed. Errors: IBR_ERR_PACKET for a frame the
+ * stage cannot take (not 4k+2 bytes, shorter than its headers and ICRC, of
+ * another LNH, longer than 8190 bytes); the frame and the state are then
  * left as they were. */
 ibr_status ibr_stage_frame(ibr_model m, uint8_t *frame, size_t len, uint16_t switch_id, uint8_t port, int congested,
                            uint32_t *state, size_t state_words, ibr_stage_result *result, uint32_t *corrupt);

@@ -287,10 +287,13 @@
       if (idx >= n_read) begin
         report(idx, "extra-stat", "status", "nothing");
         stat_bad <= stat_bad + 1;
-      end else if (gotf != wantf || field != w_field[idx % Window] || stat_malformed_o) begin
-        // FLAGS,FIELD,MALFORMED with the flag bits of the hex format.
+      end else if (gotf != wantf || field != w_field[idx % Window] ||
+                   stat_malformed_o != (w_field[idx % Window] == 0)) begin
+        // FLAGS,FIELD,MALFORMED with the flag bits of the hex format. A
+        // field of 0 after the stage is a malformed sender-draw packet's
+        // (a count field is at least 1 after the stage).
         report(idx, "stat", $sformatf("%02x,%02x,%0d", gotf, field, stat_malformed_o),
-               $sformatf("%02x,%02x,0", wantf, w_field[idx % Window]));
+               $sformatf("%02x,%02x,%0d", wantf, w_field[idx % Window], w_field[idx % Window] == 0));
         stat_bad <= stat_bad + 1;
       end else if (StateW > 1 && state != want_state) begin
         report(idx, "state", $sformatf("%h", state), $sformatf("%h", want_state));

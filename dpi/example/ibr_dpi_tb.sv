@@ -361,7 +361,6 @@ module ibr_dpi_tb (
   function void next_packet();
     int st, plen, hop_l, hop_field, n, corrupt, pl;
     bit k, hash_bit, replaced, saturated;
-    longint unsigned field;
     slot_t slot;
     k = below(4) == 0;  // a quarter global
     e = '0;
@@ -384,17 +383,6 @@ module ibr_dpi_tb (
       $display("ERROR build: %s", ibr_dpi_error(models[k]));
       $finish;
     end
-    if (e.kind != KindSound && sender_l > 0) begin
-      // A sender-draw field of 0 is malformed (spec section 4), which the
-      // model refuses and defines no output for, corrupt or not: a packet
-      // to damage gets a field of 1 instead, as the vectors' do.
-      st = ibr_dpi_field_get(models[k], pkt, e.len, "hop_rand", field, MaxBytes);
-      if (st == IbrOk && field == 0) st = ibr_dpi_field_set(models[k], pkt, e.len, "hop_rand", 1, MaxBytes);
-      if (st != IbrOk) begin
-        $display("ERROR hop_rand: %s", ibr_dpi_error(models[k]));
-        $finish;
-      end
-    end
     damage(models[k], e.kind, e.len);
     e.index = made;
     e.switch_id = chain_switch;
@@ -407,24 +395,22 @@ module ibr_dpi_tb (
     state = model_state;
     st = ibr_dpi_stage_frame(models[k], pkt, e.len, chain_switch, chain_port, e.congested, state, hop_l, hash_bit,
                              replaced, saturated, hop_field, corrupt, MaxBytes, StateBits);
-    if (st == IbrErrPacket && e.kind == KindSound) begin
-      // The model refuses it (a sender-draw field of 0, spec section 4): the
-      // RTL must pass it unchanged and flag it. (The call's outputs are not
-      // its: a simulator copies its own temporaries into them.)
-      e.malformed = 1;
-      malformed++;
-      corrupt = 0;
-    end else if (st != IbrOk) begin
+    if (st != IbrOk) begin
       $display("ERROR stage: %s", ibr_dpi_error(models[k]));
       $finish;
     end else if (!kind_ok(e.kind, corrupt)) begin
       $display("ERROR a %s packet: the model's reasons are %0d", kind_name(e.kind), corrupt);
       $finish;
     end
+    // A sender-draw field of 0 is malformed (spec section 4): the model
+    // forwards it with no draw and no telemetry change (stomped when
+    // corrupt) and leaves its hop field 0; the RTL must flag it.
+    e.malformed = sender_l > 0 && hop_field == 0;
+    if (e.malformed) malformed++;
     e.corrupt = corrupt;
     made_kind[e.kind]++;
     if (corrupt != 0) stomped++;
-    // pkt: the packet out (unchanged when malformed), zero past e.len.
+    // pkt: the packet out, zero past e.len.
     for (int i = 0; i < n; i++) exp_mem[slot][i] = {<<8{pkt[64*i+:64]}};
     e.state_out = state;
     model_state = state;
@@ -527,8 +513,7 @@ module ibr_dpi_tb (
                       repro, state_bits));
         end else begin
           got_stat = {stat_replace, stat_saturated, stat_cong, stat_hash, stat_malformed};
-          if (exp_stat[stat_head%RingSize][0] ? !stat_malformed :
-              got_stat != exp_stat[stat_head%RingSize] || int'(stat_field) != exp_field[stat_head%RingSize])
+          if (got_stat != exp_stat[stat_head%RingSize] || int'(stat_field) != exp_field[stat_head%RingSize])
             fail(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "status",
                         status_detail(ring[stat_head%RingSize], got_stat, int'(stat_field)), name, repro, state_bits));
           else if (state_bits > 0 && gen_state != exp_state_out[stat_head%RingSize])
