@@ -265,12 +265,13 @@ func TestCorruptRTL(t *testing.T) {
 // replacement (l = 1), every other value from either decision, and the
 // largest value also saturated; times congested or not. With L=3 sender
 // draws: every nonzero hop_rand but the spent one shifts, for 14 fields out
-// and either decision as its leading bit says, and the spent one saturates.
+// and either decision as its leading bit says, the spent one saturates, and
+// a field of 0 (malformed) passes with no decision: 30 bins, and 2 more.
 func TestReachableBins(t *testing.T) {
 	for _, tc := range []struct {
 		gen        string
 		bits, want int
-	}{{"ideal", 3, 2 + 4*6 + 4}, {"ideal", 4, 2 + 4*14 + 4}, {"lfsr-lut/b16", 2, 2 + 4*2 + 4}, {"sender", 0, 30}} {
+	}{{"ideal", 3, 2 + 4*6 + 4}, {"ideal", 4, 2 + 4*14 + 4}, {"lfsr-lut/b16", 2, 2 + 4*2 + 4}, {"sender", 0, 30 + 2}} {
 		c := verilog.DefaultConfig()
 		c.Generator, c.CountBits = tc.gen, tc.bits
 		if tc.gen == "sender" {
