@@ -70,9 +70,10 @@ func DefaultConfig() Config {
 // SipHash (the paper's key) over the PSN and SLID (id psn-slid) and the
 // lfsr-lut/b16 switch generator, the cheapest configuration the decode
 // battery finds sound at every window from 2^12 to 2^22 packets with every
-// id option (docs/battery.md, "Which configuration to choose"; mxm, cheaper,
-// is sound at every window with the psn and psn-odd ids only; its settings
-// string is RecommendedConfig().Settings()).
+// id option and every link encoding (docs/battery.md, "Which configuration
+// to choose"; mxm, cheaper, is sound at every window with every id option on
+// the thesis and packed encodings, not on the wide one; its settings string
+// is RecommendedConfig().Settings()).
 func RecommendedConfig() Config {
 	c := DefaultConfig()
 	c.Hash = hash.New(hash.SipHash)
