@@ -103,8 +103,8 @@ func (m *Model) StageCutThrough(frame []byte, sw uint16, port uint8, congested b
 	}
 	if m.malformed(frame, n, congested) != nil {
 		// No draw and no telemetry change.
-		if g != nil {
-			return StageResult{}, 0, fmt.Errorf("switch %d port %d: the configuration uses sender draws; the switch takes no generator", sw, port)
+		if err := m.checkGenerator(sw, port, g); err != nil {
+			return StageResult{}, 0, err
 		}
 		r, err := m.stageHead(frame, sw, port, congested)
 		if err != nil {

@@ -238,11 +238,8 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	if err != nil {
 		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
 	}
-	if m.cfg.SenderMode() != (g == nil) {
-		if g == nil {
-			return r, fmt.Errorf("switch %d port %d: no generator for the port (Config.NewPortGenerator)", sw, port)
-		}
-		return r, fmt.Errorf("switch %d port %d: the configuration uses sender draws; the switch takes no generator", sw, port)
+	if err := m.checkGenerator(sw, port, g); err != nil {
+		return r, err
 	}
 	if err := m.checkVCRC(pkt, n); err != nil {
 		return r, fmt.Errorf("switch %d port %d: %w", sw, port, err)
@@ -298,6 +295,18 @@ func (m *Model) Stage(pkt []byte, sw uint16, port uint8, congested bool, g rng.G
 	}
 	m.patchVCRC(pkt, n, &old)
 	return r, nil
+}
+
+// checkGenerator refuses a generator that does not fit the configuration: a
+// switch generator needs one, sender draws take none.
+func (m *Model) checkGenerator(sw uint16, port uint8, g rng.Generator) error {
+	switch {
+	case m.cfg.SenderMode() && g != nil:
+		return fmt.Errorf("switch %d port %d: the configuration uses sender draws; the switch takes no generator", sw, port)
+	case !m.cfg.SenderMode() && g == nil:
+		return fmt.Errorf("switch %d port %d: no generator for the port (Config.NewPortGenerator)", sw, port)
+	}
+	return nil
 }
 
 // stageHead is what a stage reads before its draws (steps 0-1 of
