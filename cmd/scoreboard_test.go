@@ -20,7 +20,8 @@ import (
 // reduced packet count, and checks its refusals of bad flags.
 func TestScoreboardCommand(t *testing.T) {
 	for _, o := range []scoreboardOptions{{Packets: 0, Chain: 1}, {Packets: 1, Chain: 0}, {Packets: 1, Chain: 1, Stall: 96},
-		{Packets: 1, Chain: 1, Gap: -1}, {Packets: 1, Chain: 1, MaxFail: -1}, {Packets: 1, Chain: 1, Configs: "nosuch"}} {
+		{Packets: 1, Chain: 1, Gap: -1}, {Packets: 1, Chain: 1, MaxFail: -1}, {Packets: 1, Chain: 1, Configs: "nosuch"},
+		{Packets: 1, Chain: 1, Width: 96}} {
 		if o.Configs == "" {
 			o.Configs = "flags"
 		}
