@@ -14,17 +14,18 @@ import (
 	"github.com/spf13/pflag"
 
 	"ibreservoir/cosim"
+	"ibreservoir/dpi"
 	"ibreservoir/internal/lock"
 	"ibreservoir/internal/testtool"
 	"ibreservoir/verilog"
 )
 
-// TestVerifyWidth runs verify --rtl and verify --vectors at 512-bit beats:
-// the library at 512 bits, given as a team's stage, passes, and the same
-// stage with the PSN read one lane late (a bug only wide beats show) fails
-// by comparison with the model; checked as a 256-bit stage, its ports are
-// refused, each named, before any build; a vector set of the model's
-// packets co-simulates on the 512-bit RTL.
+// TestVerifyWidth runs verify --rtl, scoreboard --rtl and verify --vectors
+// at 512-bit beats: the library at 512 bits, given as a team's stage, passes
+// verify, and the same stage with the PSN read one lane late (a bug only wide
+// beats show) fails verify and the scoreboard by comparison with the model;
+// checked as a 256-bit stage, its ports are refused, each named, before any
+// build; a vector set of the model's packets co-simulates on the 512-bit RTL.
 func TestVerifyWidth(t *testing.T) {
 	testtool.Need(t, "verilator")
 	cache, err := os.UserCacheDir()
@@ -84,6 +85,20 @@ func TestVerifyWidth(t *testing.T) {
 		!strings.Contains(err.Error(), "does not match the model") {
 		t.Errorf("the PSN read a lane late at 512 bits: %v, want the comparison's failure", err)
 	}
+	// The scoreboard on the planted stage: refused as a 256-bit stage, the
+	// ports named; at 512 bits the comparison with the model fails it.
+	so := scoreboardOpts
+	so.Work, so.RTL, so.Top, so.Packets, so.Width = filepath.Join(work, "scoreboard"), list("planted"), c.Module(), 1000, 256
+	var sb bytes.Buffer
+	if err := runScoreboard(context.Background(), &sb, so); !errors.As(err, &pe) || !strings.Contains(err.Error(), "port out_data_o is 512 bits: want 256") {
+		t.Errorf("scoreboard --rtl of a 512-bit stage as a 256-bit one: %v", err)
+	}
+	so.Width = 512
+	err = runScoreboard(context.Background(), &sb, so)
+	t.Logf("scoreboard --rtl --width 512 (planted): %v\n%s", err, firstLinesOf(sb.String(), 4))
+	if !errors.Is(err, dpi.ErrMismatch) {
+		t.Errorf("scoreboard --rtl --width 512 on the PSN read a lane late: %v, want mismatches", err)
+	}
 	vo := parseVectors(t, "--only", "stage/mult0_ideal_c3", "--random", "50", "--out", filepath.Join(dir, "v"))
 	if err := runVectors(context.Background(), &bytes.Buffer{}, vo); err != nil {
 		t.Fatal(err)
@@ -92,4 +107,10 @@ func TestVerifyWidth(t *testing.T) {
 	if err != nil || !strings.Contains(out, "verilator mult0_ideal_c3_w512: 272 of 272 vectors, 0 mismatches") {
 		t.Errorf("verify --vectors --width 512: %v", err)
 	}
+}
+
+// firstLinesOf is the first n lines of s.
+func firstLinesOf(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
