@@ -102,17 +102,7 @@ func TestSipHashStage(t *testing.T) {
 	c := cfgs[3]
 	for i, p := range plants {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			files, err := Sources([]verilog.Config{c}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if files, err = verilog.Patch(files, "ibr_switch_stage.sv", p.old, p.bug); err != nil {
-				t.Fatal(err)
-			}
-			pm, err := buildFiles(context.Background(), workDir(t, fmt.Sprintf("siphash-plant-%d", i)), files, []verilog.Config{c}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pm := buildPlanted(t, fmt.Sprintf("siphash-plant-%d", i), c, "ibr_switch_stage.sv", p.old, p.bug)
 			path, _ := writeSet(t, rateSet(t, c, rateMixes[2], 21))
 			res, err := pm.Run(context.Background(), 0, path, RunOptions{MaxFail: 3, Dense: true})
 			if err != nil {

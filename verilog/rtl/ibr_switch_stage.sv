@@ -77,9 +77,11 @@
 //
 // Latency: PipeDepth cycles at every DataW (the skid buffer adds none while
 // out_ready_i is high) while each decision is ready as its telemetry beat
-// reaches the output: 2 cycles after the beat enters (mxm's hash 3, and 128
-// bits with LNH=2, where the PSN is the next beat, one more), so depth 2
-// keeps a beat a cycle but for those. The congested bit is sampled when the
+// reaches the output: 2 cycles after the beat enters (mxm's hash 3, SipHash
+// over HashLatency stages HashLatency more, and 128 bits with LNH=2, where
+// the PSN is the next beat, one more), so depth 2 keeps a beat a cycle but
+// for those; at DataW > 64 the ring of PipeDepth decisions (up to 16) hides
+// a later hash at depth HashLatency+2. The congested bit is sampled when the
 // sop word is accepted (in_valid_i && in_ready_o). A packet's hash uses the port configuration
 // (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
 // the next packet's sop word. gen_load_i (seeding) must come between packets,
