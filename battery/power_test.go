@@ -3,7 +3,10 @@
 package battery
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -27,6 +30,18 @@ func TestDecodePowerTable(t *testing.T) {
 		t.Logf("%v", p)
 		if p.Detectable > p.Target {
 			t.Errorf("%s: the long workloads find %.3g%%, above the target %.3g%%", windowName(p.Window), 100*p.Detectable, 100*p.Target)
+		}
+	}
+	// docs/battery.md quotes the table: each row as the battery computes it.
+	doc, err := os.ReadFile("../docs/battery.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range b.decodePower {
+		row := fmt.Sprintf("| %s | %d | %.3g%% | %.3g%% | %d | %.3g%% |",
+			windowName(p.Window), p.Windows, 100*p.Detectable, 100*p.Target, p.WindowsMin, 100*p.WorstCase)
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/battery.md's power table lacks the row %s", row)
 		}
 	}
 	// The mixture against a simulation: chi2(3, 20) above 30.

@@ -138,5 +138,8 @@ func rtlArgs(c verilog.Config) []string {
 	if c.PipeDepth != d.PipeDepth {
 		args = append(args, "--depth", fmt.Sprint(c.PipeDepth))
 	}
+	if c.HashLatency != 0 {
+		args = append(args, "--hash-latency", fmt.Sprint(c.HashLatency))
+	}
 	return args
 }

@@ -90,6 +90,7 @@ func bindVectorsFlags(fs *pflag.FlagSet, o *vectorsOptions) {
 	cli.OptionalIntVar(fs, &o.Bulk, "bulk", 0, 1, math.MaxInt, "write N random switch-stage vectors of one configuration (the RTL flags') in the binary form only")
 	bindRTLFlags(fs, &o.Flags)
 	fs.MarkHidden("depth") // the RTL's pipeline: the vectors do not depend on it (an error here)
+	fs.MarkHidden("hash-latency")
 }
 
 // givenFlags is the set of flags given on the command line.
@@ -123,6 +124,9 @@ func vectorSets(o vectorsOptions) ([]vectors.SetSpec, error) {
 	}
 	if o.given["depth"] {
 		return nil, fmt.Errorf("--depth is the RTL's pipeline depth, which the vectors do not depend on: use it with verilog and verify")
+	}
+	if o.given["hash-latency"] {
+		return nil, fmt.Errorf("--hash-latency is the RTL's SipHash pipeline, which the vectors do not depend on: use it with verilog and verify")
 	}
 	rtl := given(rtlFlagNames...)
 	if o.given["count-bits"] && o.Flags.generator == "sender" {

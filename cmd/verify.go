@@ -264,7 +264,7 @@ func checkVerifyFlags(o verifyOptions) error {
 		if o.given["configs"] && (o.Configs == "all" || o.Configs == "none" || o.Configs == "subset" || strings.Contains(o.Configs, ",")) {
 			return fmt.Errorf("--configs %s with --rtl: a stage's top implements one configuration; give flags (the RTL flags choose it) or one name", o.Configs)
 		}
-		if f := given(append(rtlFlagNames, "depth")...); f != "" && o.given["configs"] && o.Configs != "flags" {
+		if f := given(append(rtlFlagNames, "depth", "hash-latency")...); f != "" && o.given["configs"] && o.Configs != "flags" {
 			return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags", f, o.Configs)
 		}
 		if o.given["icarus-random"] && o.Icarus == "none" {
@@ -281,7 +281,7 @@ func checkVerifyFlags(o verifyOptions) error {
 	if o.Formal {
 		return checkFormalFlags(o, given)
 	}
-	if f := given(append(rtlFlagNames, "depth")...); f != "" && o.Configs != "flags" {
+	if f := given(append(rtlFlagNames, "depth", "hash-latency")...); f != "" && o.Configs != "flags" {
 		return fmt.Errorf("%s has no effect with --configs %s: the RTL flags choose the configuration of --configs flags or the RTL of --vectors", f, o.Configs)
 	}
 	if o.given["icarus-random"] && o.Icarus == "none" {
@@ -303,7 +303,7 @@ func checkFormalFlags(o verifyOptions, given func(...string) string) error {
 	if o.given["configs"] && (o.Configs == "none" || o.Configs == "") {
 		return fmt.Errorf("--configs %s with --formal: --formal checks the configurations --configs names (default formal: %s); give formal, flags, all or names", o.Configs, formalNames())
 	}
-	if f := given(append(rtlFlagNames, "depth")...); f != "" && o.Configs != "flags" {
+	if f := given(append(rtlFlagNames, "depth", "hash-latency")...); f != "" && o.Configs != "flags" {
 		return fmt.Errorf("%s has no effect with --formal --configs %s: the RTL flags choose the configuration of --configs flags", f, formalSpec(o))
 	}
 	return nil
@@ -339,6 +339,7 @@ func pickFormalConfigs(o verifyOptions) ([]verilog.Config, error) {
 			pool = append(pool, c)
 		}
 	}
+	o.Flags.width = o.Width
 	cfgs, err := pickConfigs(spec, o.Flags, pool)
 	if err != nil {
 		return nil, fmt.Errorf("--configs with --formal: %w (or formal: %s)", err, formalNames())
@@ -454,6 +455,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return nil
 	}
 	pool := verilog.Matrix()
+	o.Flags.width = o.Width
 	cfgs, err := pickConfigs(o.Configs, o.Flags, pool)
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)
@@ -549,6 +551,7 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if !o.given["configs"] {
 		spec = "flags"
 	}
+	o.Flags.width = o.Width
 	cfgs, err := pickConfigs(spec, o.Flags, verilog.Matrix())
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)

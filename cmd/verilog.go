@@ -28,6 +28,10 @@ type rtlFlags struct {
 	id                        hash.IDOption
 	link                      hash.LinkEncoding
 	countBits, senderL, depth int
+	hashLatency               int
+	// width is the beat width the configuration is for (the command's
+	// --width; 0: 64 bits): the pipeline depths a stage takes depend on it.
+	width int
 }
 
 func defaultRTLFlags() rtlFlags {
@@ -42,12 +46,15 @@ func bindRTLFlags(fs *pflag.FlagSet, f *rtlFlags) {
 	cli.IntVar(fs, &f.senderL, flagSenderL, 0, 3, "L, 1..3, with --generator sender: hop_rand is L+1 bits")
 	cli.IDVar(fs, &f.id)
 	cli.LinkVar(fs, &f.link)
-	cli.IntVar(fs, &f.depth, "depth", 2, 4, "pipeline registers, 2..4")
+	cli.IntVar(fs, &f.depth, "depth", 2, verilog.MaxPipeDepthWide, fmt.Sprintf("pipeline registers, 2..4 (beats wider than 64 bits: 2..%d)", verilog.MaxPipeDepthWide))
+	cli.IntVar(fs, &f.hashLatency, "hash-latency", 0, verilog.MaxHashLatency,
+		fmt.Sprintf("with --hash siphash, its eight rounds over this many pipeline stages, 1..%d (0: all in the PSN's cycle)", verilog.MaxHashLatency))
 }
 
 // config builds and validates the configuration; its errors name the flag.
 func (f rtlFlags) config() (verilog.Config, error) {
-	c := verilog.Config{Hash: f.hash, Generator: f.generator, ID: f.id, Link: f.link, CountBits: f.countBits, SenderL: f.senderL, PipeDepth: f.depth}
+	c := verilog.Config{Hash: f.hash, Generator: f.generator, ID: f.id, Link: f.link, CountBits: f.countBits, SenderL: f.senderL, PipeDepth: f.depth,
+		HashLatency: f.hashLatency, Width: f.width}
 	if c.Generator == "sender" {
 		if c.SenderL == 0 {
 			c.SenderL = 3
@@ -145,6 +152,7 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 	if o.All {
 		cfgs = verilog.Matrix()
 	} else {
+		o.Flags.width = o.Width
 		c, err := o.Flags.config()
 		if err != nil {
 			return err

@@ -36,17 +36,7 @@ func TestPlantedMalformed(t *testing.T) {
 			"stat_malformed_o <= malformed;", "stat_malformed_o <= 1'b0;"},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			files, err := Sources([]verilog.Config{c}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if files, err = verilog.Patch(files, "ibr_switch_stage.sv", p.old, p.bug); err != nil {
-				t.Fatal(err)
-			}
-			m, err := buildFiles(context.Background(), workDir(t, fmt.Sprintf("malformed-plant-%d", i)), files, []verilog.Config{c}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := buildPlanted(t, fmt.Sprintf("malformed-plant-%d", i), c, "ibr_switch_stage.sv", p.old, p.bug)
 			res, err := m.Run(context.Background(), 0, path, RunOptions{MaxFail: 3, Stall: 5, Gap: 3})
 			if err != nil {
 				t.Fatal(err)

@@ -85,10 +85,23 @@ type Config struct {
 	SenderL   int               // sender draws L (Generator "sender"), 1..3
 	ID        hash.IDOption     // packet id
 	Link      hash.LinkEncoding // link encoding d(s, p)
-	PipeDepth int               // pipeline registers, 2..4
+	PipeDepth int               // pipeline registers, 2..4 (wider beats than 64 bits: 2..MaxPipeDepthWide)
 	Ready     ReadyPath         // how in_ready_o is made; the zero value, ReadySkid, registers it
 	Width     int               // beat width in bits (the stage's DataW), one of Widths; 0 is DefaultWidth
+	// HashLatency pipelines SipHash's eight rounds over this many cycles
+	// (the stage's HashLatency, ibr_siphash's Latency), 1..8; 0, the only
+	// value for the other hashes, does them in the PSN's cycle.
+	HashLatency int
 }
+
+// MaxPipeDepthWide is the deepest pipeline the stage takes at beats wider
+// than 64 bits, where a ring of PipeDepth decisions lets a hash PipeDepth-2
+// cycles late (SipHash over HashLatency stages) pass a beat a cycle.
+const MaxPipeDepthWide = 16
+
+// MaxHashLatency is the most pipeline stages SipHash's rounds take: one
+// round a stage.
+const MaxHashLatency = 8
 
 // DefaultWidth is the stage's beat width unless a configuration sets one.
 const DefaultWidth = 64
@@ -257,8 +270,16 @@ func (c Config) Validate() error {
 	if _, err := hash.ParseLinkEncoding(c.Link.String()); err != nil {
 		errs = append(errs, err)
 	}
-	if c.PipeDepth < 2 || c.PipeDepth > 4 {
-		errs = append(errs, fmt.Errorf("pipeline depth %d: want 2..4 (2: the telemetry word waits one word for the PSN; 4: one decision pending at most, the shortest packet being 4 words)", c.PipeDepth))
+	if c.DataW() == DefaultWidth && (c.PipeDepth < 2 || c.PipeDepth > 4) {
+		errs = append(errs, fmt.Errorf("pipeline depth %d: want 2..4 at 64-bit beats (2: the telemetry word waits one word for the PSN; 4: one decision pending at most, the shortest packet being 4 words; wider beats take up to %d)", c.PipeDepth, MaxPipeDepthWide))
+	}
+	if c.DataW() != DefaultWidth && (c.PipeDepth < 2 || c.PipeDepth > MaxPipeDepthWide) {
+		errs = append(errs, fmt.Errorf("pipeline depth %d: want 2..%d at %d-bit beats (a ring of that many pending decisions)", c.PipeDepth, MaxPipeDepthWide, c.DataW()))
+	}
+	if c.HashLatency < 0 || c.HashLatency > MaxHashLatency {
+		errs = append(errs, fmt.Errorf("hash latency %d: want 0..%d (SipHash's eight rounds over that many pipeline stages)", c.HashLatency, MaxHashLatency))
+	} else if c.HashLatency != 0 && c.Hash.Kind != hash.SipHash {
+		errs = append(errs, fmt.Errorf("hash latency %d with hash %s: only SipHash's rounds are pipelined; give 0", c.HashLatency, c.Hash.Kind))
 	}
 	if c.Ready != ReadySkid && c.Ready != ReadyComb {
 		errs = append(errs, fmt.Errorf("ready path %d: want skid (registered) or comb", c.Ready))
@@ -311,6 +332,9 @@ func (c Config) Name() string {
 	}
 	if c.Link != hash.LinkThesis {
 		b.WriteString("_" + c.Link.String())
+	}
+	if c.HashLatency != 0 {
+		fmt.Fprintf(&b, "_hl%d", c.HashLatency)
 	}
 	if c.PipeDepth != 2 {
 		fmt.Fprintf(&b, "_d%d", c.PipeDepth)
@@ -455,6 +479,9 @@ func Wrapper(c Config) ([]byte, error) {
 		fmt.Fprintf(&b, "hop_count %d bits,\n", c.CountBits)
 	}
 	fmt.Fprintf(&b, "// packet id %s, link encoding %s, pipeline depth %d, %s ready", c.ID, c.Link, c.PipeDepth, map[ReadyPath]string{ReadySkid: "registered", ReadyComb: "combinational"}[c.Ready])
+	if c.HashLatency != 0 {
+		fmt.Fprintf(&b, ", SipHash over %d cycles", c.HashLatency)
+	}
 	if c.DataW() != DefaultWidth {
 		fmt.Fprintf(&b, ",\n// %d-bit beats", c.DataW())
 	}
@@ -494,6 +521,9 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	if c.DataW() != DefaultWidth {
 		params = append(params, fmt.Sprintf(".DataW(%d)", c.DataW()))
+	}
+	if c.HashLatency != 0 {
+		params = append(params, fmt.Sprintf(".HashLatency(%d)", c.HashLatency))
 	}
 	switch g.kind {
 	case GenLFSRLUT:

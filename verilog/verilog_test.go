@@ -264,15 +264,44 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.PipeDepth = 5 }, "pipeline depth 5"},
 		{func(c *Config) { c.SenderL = 2 }, "with generator ideal"},
 		{func(c *Config) { c.Ready = 2 }, "ready path 2"},
+		{func(c *Config) { c.Width, c.PipeDepth = 512, 17 }, "pipeline depth 17: want 2..16 at 512-bit beats"},
+		{func(c *Config) { c.HashLatency = 3 }, "only SipHash's rounds are pipelined"},
+		{func(c *Config) { c.Hash, c.HashLatency = hash.New(hash.SipHash), 9 }, "hash latency 9"},
 	} {
 		c := DefaultConfig()
 		tc.f(&c)
 		err := c.Validate()
+		if strings.HasPrefix(tc.want, "pipeline depth 5") && !strings.Contains(err.Error(), "wider beats take up to 16") {
+			t.Errorf("depth 5 at 64 bits: %v, want it to say wider beats take up to 16", err)
+		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", c, err, tc.want)
 		}
 		if _, err := Wrapper(c); err == nil {
 			t.Errorf("%+v: Wrapper accepted it", c)
+		}
+	}
+}
+
+// TestPipelinedSipHashConfig: a SipHash stage whose rounds take 8 cycles at
+// 512 bits, with the ring of 10 decisions that hides them, is valid, named
+// for both, and its wrapper passes both parameters.
+func TestPipelinedSipHashConfig(t *testing.T) {
+	c := DefaultConfig()
+	c.Hash, c.HashLatency, c.PipeDepth, c.Width = hash.New(hash.SipHash), 8, 10, 512
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Name(), "siphash_ideal_c3_hl8_d10_w512"; got != want {
+		t.Errorf("name %s, want %s", got, want)
+	}
+	w, err := Wrapper(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".HashLatency(8)", ".PipeDepth(10)", ".DataW(512)"} {
+		if !bytes.Contains(w, []byte(p)) {
+			t.Errorf("the wrapper lacks %s", p)
 		}
 	}
 }

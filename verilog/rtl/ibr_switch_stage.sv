@@ -77,9 +77,11 @@
 //
 // Latency: PipeDepth cycles at every DataW (the skid buffer adds none while
 // out_ready_i is high) while each decision is ready as its telemetry beat
-// reaches the output: 2 cycles after the beat enters (mxm's hash 3, and 128
-// bits with LNH=2, where the PSN is the next beat, one more), so depth 2
-// keeps a beat a cycle but for those. The congested bit is sampled when the
+// reaches the output: 2 cycles after the beat enters (mxm's hash 3, SipHash
+// over HashLatency stages HashLatency more, and 128 bits with LNH=2, where
+// the PSN is the next beat, one more), so depth 2 keeps a beat a cycle but
+// for those; at DataW > 64 the ring of PipeDepth decisions (up to 16) hides
+// a later hash at depth HashLatency+2. The congested bit is sampled when the
 // sop word is accepted (in_valid_i && in_ready_o). A packet's hash uses the port configuration
 // (cfg_we_i) current when its PSN word enters slot 0, so cfg_we_i may come with
 // the next packet's sop word. gen_load_i (seeding) must come between packets,
@@ -97,9 +99,12 @@ module ibr_switch_stage #(
   parameter int                         SenderL   = 0,  // sender draws L, 1..3: hop_rand is L+1 bits
   parameter `IBR_ENUM(ibr_pkg::id_e)    IdOpt     = ibr_pkg::IdPsn,      // the packet id
   parameter `IBR_ENUM(ibr_pkg::link_e)  LinkEnc   = ibr_pkg::LinkThesis, // the link encoding d(s, p)
-  parameter int                         PipeDepth = 2,  // pipeline registers, 2..4
+  parameter int                         PipeDepth = 2,  // pipeline registers, 2..4 (DataW > 64: 2..16)
   parameter `IBR_ENUM(ibr_pkg::ready_e) ReadyPath = ibr_pkg::ReadySkid,  // in_ready_o registered
   parameter logic [127:0]               SipKey    = ibr_pkg::DefaultSipKey,
+  // SipHash only: its eight rounds over HashLatency pipeline stages
+  // (ibr_siphash), 0..8; 0 does them in the PSN's cycle.
+  parameter int                         HashLatency = 0,
   // GenLfsrLut: register width B (3..32) and steps k per draw (1..32).
   parameter int                         LfsrWidth = 16,
   parameter int                         LfsrSteps = 1,
@@ -167,7 +172,7 @@ module ibr_switch_stage #(
   // (a one-beat packet's telemetry beat may fill every slot), in a ring of
   // DecN entries addressed by DecW-bit pointers (DecA entries stored).
   localparam int DecN     = PipeDepth;
-  localparam int DecW     = (PipeDepth > 2) ? 2 : 1;
+  localparam int DecW     = $clog2(PipeDepth);
 
   // Elaboration-time parameter checks.
   if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashMxm) begin : gen_bad_hash
@@ -188,10 +193,15 @@ module ibr_switch_stage #(
   if (ReadyPath != ibr_pkg::ReadySkid && ReadyPath != ibr_pkg::ReadyComb) begin : gen_bad_ready
     `IBR_PARAM_ERROR("ibr_switch_stage: ReadyPath must be an ibr_pkg::ready_e")
   end
-  if (PipeDepth < 2 || PipeDepth > 4) begin : gen_bad_depth
-    // 2: the telemetry word must wait one word for the PSN. 4: the shortest
-    // packet is 4 words, so at most one packet's decision is ever pending.
-    `IBR_PARAM_ERROR("ibr_switch_stage: PipeDepth must be 2..4")
+  if (PipeDepth < 2 || PipeDepth > (Wide ? 16 : 4)) begin : gen_bad_depth
+    // 2: the telemetry word must wait one word for the PSN. 4 at 64 bits: the
+    // shortest packet is 4 words, so at most one packet's decision is ever
+    // pending. Wider beats keep a ring of PipeDepth decisions: 16 at most.
+    `IBR_PARAM_ERROR("ibr_switch_stage: PipeDepth must be 2..4 (DataW > 64: 2..16)")
+  end
+  if (HashLatency < 0 || HashLatency > 8 || (HashLatency != 0 && HashKind != ibr_pkg::HashSiphash))
+  begin : gen_bad_hash_latency
+    `IBR_PARAM_ERROR("ibr_switch_stage: HashLatency must be 0..8, and 0 but for SipHash")
   end
   if (DataW != 64 && DataW != 128 && DataW != 256 && DataW != 512) begin : gen_bad_width
     `IBR_PARAM_ERROR("ibr_switch_stage: DataW must be 64, 128, 256 or 512")
@@ -480,15 +490,37 @@ module ibr_switch_stage #(
     end
     assign hash_take = mxm_ok_q;
     assign hash_tag  = mxm_tag_q;
+  end else if (HashLatency > 0) begin : gen_hash_sip
+    // SipHash over HashLatency stages (ibr_siphash, a new id every cycle):
+    // the bit comes HashLatency cycles after the PSN, with its packet's tag.
+    logic [DecW*HashLatency-1:0] sip_tag_q;  // stage j's tag in bits DecW*j +: DecW
+    logic [DecW*(HashLatency+1)-1:0] sip_tags;
+    assign sip_tags = {sip_tag_q, psn_tag};
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        sip_tag_q <= '0;
+      end else begin
+        sip_tag_q <= sip_tags[DecW*HashLatency-1:0];
+      end
+    end
+    ibr_siphash #(.SipKey(SipKey), .Latency(HashLatency)) u_siphash (
+      .clk_i, .rst_ni, .valid_i(psn_take), .id_i(hash_id), .d_i(hash_d), .valid_o(hash_take), .bit_o(hash_bit)
+    );
+    assign mxm_h_q  = '0;
+    assign hash_tag = sip_tags[DecW*HashLatency +: DecW];
+    logic unused_sip_k;
+    assign unused_sip_k = ^{hash_k, mxm_h_q};
   end else begin : gen_hash_now
     assign mxm_h_q   = '0;
     assign hash_take = psn_take;
     assign hash_tag  = psn_tag;
   end
-  ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
-    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
-  );
+  if (HashLatency == 0) begin : gen_hash_comb
+    ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
+      .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
+      .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
+    );
+  end
 
   logic tel_done;  // the telemetry word left: its decision is consumed
   // The generator's answer (gen_busy: an ideal draw retries), and the
