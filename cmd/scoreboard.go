@@ -116,18 +116,19 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if err := run.Check(); err != nil {
 		return err
 	}
+	if o.Width == 0 {
+		o.Width = verilog.DefaultWidth
+	}
+	if err := verilog.CheckWidth(o.Width); err != nil {
+		return fmt.Errorf("--width: %w", err)
+	}
+	o.Flags.width = o.Width // the depths a stage takes depend on it
 	cfgs, err := pickConfigs(o.Configs, o.Flags, vectors.RTLMatrix())
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)
 	}
 	if len(cfgs) == 0 {
 		return fmt.Errorf("--configs %q chooses no configuration", o.Configs)
-	}
-	if o.Width == 0 {
-		o.Width = verilog.DefaultWidth
-	}
-	if err := verilog.CheckWidth(o.Width); err != nil {
-		return fmt.Errorf("--width: %w", err)
 	}
 	cfgs = withWidth(cfgs, o.Width)
 	if o.Lib != "" {

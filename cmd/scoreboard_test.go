@@ -30,6 +30,12 @@ func TestScoreboardCommand(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
+	// The depths a stage takes follow --width: 16 only at wide beats.
+	deep := scoreboardOptions{Packets: 1, Chain: 1, Configs: "flags", Flags: defaultRTLFlags()}
+	deep.Flags.depth = 16
+	if err := runScoreboard(context.Background(), &bytes.Buffer{}, deep); err == nil || !strings.Contains(err.Error(), "pipeline depth 16") {
+		t.Errorf("--depth 16 at 64-bit beats: %v", err)
+	}
 	testtool.Need(t, "verilator", "go")
 	cache, err := os.UserCacheDir()
 	if err != nil {

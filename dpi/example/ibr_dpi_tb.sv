@@ -84,7 +84,10 @@ module ibr_dpi_tb #(
   } kind_e;
   localparam int MaxLegalPktLen = 1048;  // words (ibreservoir.h IBR_MAX_LEGAL_PKTLEN)
   localparam int MaxPktLen = 2047;  // the most an 11-bit PktLen holds
-  localparam int RingSize = 16;    // packets in flight, at most (the stage holds a few beats)
+  // Packets in flight, at most: at wide beats the stage holds up to 16 one-beat
+  // packets in its pipeline (verilog.MaxPipeDepthWide) and one in its skid
+  // buffer, their statuses a cycle behind.
+  localparam int RingSize = 32;
   localparam int MaxBeats = (MaxBytes + BeatBytes - 1) / BeatBytes;  // beats of the longest packet
   typedef bit [$clog2(RingSize)-1:0] slot_t;  // a packet's place in the ring (RingSize a power of 2)
 
