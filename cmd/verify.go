@@ -559,6 +559,7 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if len(cfgs) != 1 {
 		return fmt.Errorf("--configs %s with --rtl chooses %d configurations: give one", spec, len(cfgs))
 	}
+	named := cfgs[0].Name() // as --configs names it (and --icarus may)
 	if o.Width != 0 {
 		cfgs = withWidth(cfgs, o.Width)
 	}
@@ -566,7 +567,7 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 	icarus := cfgs
 	if o.Icarus == "none" || wideIcarusOff(w, o) {
 		icarus = nil
-	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() {
+	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() && o.Icarus != named {
 		return fmt.Errorf("--icarus %s with --rtl: give all (the stage's configuration, the default) or none", o.Icarus)
 	}
 	u, err := cosim.LoadUserRTL(o.RTL, o.Top, c)
