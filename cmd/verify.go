@@ -247,17 +247,15 @@ func checkVerifyFlags(o verifyOptions) error {
 	if err := verilog.CheckWidth(o.Width); err != nil {
 		return fmt.Errorf("--width: %w", err)
 	}
-	if o.Width != verilog.DefaultWidth {
-		// Wide beats run in the Verilator co-simulation and synthesis; the
-		// other benches are written for 64-bit beats.
-		if f := given("rtl", "vectors", "formal"); f != "" {
-			return fmt.Errorf("--width %d with %s: %s runs %d-bit beats only; co-simulate or synthesize (--synth) %d-bit beats without it",
-				o.Width, f, f, verilog.DefaultWidth, o.Width)
-		}
-		if o.given["icarus"] && o.Icarus != "none" {
-			return fmt.Errorf("--width %d with --icarus %s: the Icarus Verilog bench streams %d-bit beats only; give --icarus none (the default at other widths)",
-				o.Width, o.Icarus, verilog.DefaultWidth)
-		}
+	if o.Width != verilog.DefaultWidth && o.Formal {
+		// The co-simulations (Verilator, Icarus, a user's stage, a vector
+		// file) and synthesis run every width; the formal properties are
+		// written for 64-bit beats.
+		return fmt.Errorf("--width %d with --formal: --formal runs %d-bit beats only; co-simulate or synthesize (--synth) %d-bit beats without it",
+			o.Width, verilog.DefaultWidth, o.Width)
+	}
+	if o.Width != verilog.DefaultWidth && o.Vectors == "" && !o.Formal && o.given["icarus-random"] && !o.given["icarus"] {
+		return fmt.Errorf("--icarus-random has no effect at --width %d without --icarus: the Icarus Verilog bench runs at wide beats only when --icarus names its configurations", o.Width)
 	}
 	if o.RTL != "" {
 		if f := given("vectors", "synth", "synth-table", "synth-readme", "synth-merge", "formal", "formal-depth", "formal-props"); f != "" {
@@ -466,9 +464,8 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		pool = cfgs
 	}
 	icarusSpec := o.Icarus
-	if o.Width != verilog.DefaultWidth && o.Width != 0 {
-		icarusSpec = "none" // the Icarus bench streams 64-bit beats (checkVerifyFlags)
-		fmt.Fprintf(w, "verify: %d-bit beats; the Icarus Verilog bench (64-bit beats) does not run\n", o.Width)
+	if wideIcarusOff(w, o) {
+		icarusSpec = "none"
 	}
 	icarus, err := pickConfigs(icarusSpec, o.Flags, cfgs)
 	if err != nil {
@@ -533,6 +530,19 @@ func verifyVerdict(rep *cosim.Report) error {
 	return nil
 }
 
+// wideIcarusOff says whether the Icarus Verilog bench is left out by
+// default: at beats wider than 64 bits it runs only when --icarus is given,
+// since Icarus simulates a 512-bit stage about 40 times slower a cycle (a
+// vector takes about 0.1 s of CPU against 0.02 at 64 bits: minutes for the
+// default subset). It says so on w.
+func wideIcarusOff(w io.Writer, o verifyOptions) bool {
+	if o.Width == 0 || o.Width == verilog.DefaultWidth || o.given["icarus"] || o.Icarus == "none" {
+		return false
+	}
+	fmt.Fprintf(w, "verify: %d-bit beats: the Icarus Verilog bench runs only when --icarus is given (it is slow at wide beats)\n", o.Width)
+	return true
+}
+
 // runVerifyRTL co-simulates a user's stage (--rtl, --top) on the
 // configuration the RTL flags or --configs NAME choose: its ports are checked
 // against the contract before anything is built.
@@ -549,11 +559,15 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if len(cfgs) != 1 {
 		return fmt.Errorf("--configs %s with --rtl chooses %d configurations: give one", spec, len(cfgs))
 	}
+	named := cfgs[0].Name() // as --configs names it (and --icarus may)
+	if o.Width != 0 {
+		cfgs = withWidth(cfgs, o.Width)
+	}
 	c := cfgs[0]
 	icarus := cfgs
-	if o.Icarus == "none" {
+	if o.Icarus == "none" || wideIcarusOff(w, o) {
 		icarus = nil
-	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() {
+	} else if o.given["icarus"] && o.Icarus != "all" && o.Icarus != "subset" && o.Icarus != c.Name() && o.Icarus != named {
 		return fmt.Errorf("--icarus %s with --rtl: give all (the stage's configuration, the default) or none", o.Icarus)
 	}
 	u, err := cosim.LoadUserRTL(o.RTL, o.Top, c)
@@ -607,6 +621,9 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	vf, err := cosim.OpenVectorFile(ctx, o.Vectors, want, o.Flags.depth)
 	if err != nil {
 		return err
+	}
+	if o.Width != 0 {
+		vf.Config.Width = o.Width // the RTL's beats: the vectors are packets, whatever the width
 	}
 	c := vf.Config
 	if err := c.Validate(); err != nil {
