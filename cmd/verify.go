@@ -347,6 +347,11 @@ func pickFormalConfigs(o verifyOptions) ([]verilog.Config, error) {
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("--configs %s with --formal chooses no configuration", spec)
 	}
+	for _, c := range cfgs {
+		if c.HashLatency != 0 {
+			return nil, fmt.Errorf("--hash-latency %d with --formal: the formal properties take the hash in the cycle it is asked for (SipHash's rounds in one cycle); co-simulate the pipelined hash instead", c.HashLatency)
+		}
+	}
 	return cfgs, nil
 }
 
