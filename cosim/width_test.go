@@ -163,17 +163,7 @@ func TestWidthPlanted(t *testing.T) {
 	for i, p := range plants {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			c := widthConfigs(p.width)[p.cfg]
-			files, err := Sources([]verilog.Config{c}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if files, err = verilog.Patch(files, p.file, p.old, p.bug); err != nil {
-				t.Fatal(err)
-			}
-			m, err := buildFiles(context.Background(), workDir(t, fmt.Sprintf("width-plant-%d", i)), files, []verilog.Config{c}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := buildPlanted(t, fmt.Sprintf("width-plant-%d", i), c, p.file, p.old, p.bug)
 			// The width test's vectors under stalls and gaps; or back-to-back
 			// one-beat packets at line rate (the egress always ready) and with
 			// the egress stalled one cycle in 4 (beats waiting in the skid
