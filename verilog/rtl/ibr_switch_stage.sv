@@ -387,6 +387,7 @@ module ibr_switch_stage #(
   logic [23:0] destqp;  // DestQP for the id: from the beat itself when it is the telemetry beat
   logic [31:0] id;
   logic        hash_bit, hash_q, hash_ok_q;
+  logic        sip_bit;   // the pipelined SipHash's bit (HashLatency > 0), taken instead of hash_bit
   if (Wide) begin : gen_id_fields_wide
     // SLID (LRH bytes 6-7) and DestQP from the beat itself when the PSN shares
     // the sop beat (DataW 256 with LNH=2, 512) or the telemetry beat (DataW
@@ -504,23 +505,26 @@ module ibr_switch_stage #(
       end
     end
     ibr_siphash #(.SipKey(SipKey), .Latency(HashLatency)) u_siphash (
-      .clk_i, .rst_ni, .valid_i(psn_take), .id_i(hash_id), .d_i(hash_d), .valid_o(hash_take), .bit_o(hash_bit)
+      .clk_i, .rst_ni, .valid_i(psn_take), .id_i(hash_id), .d_i(hash_d), .valid_o(hash_take), .bit_o(sip_bit)
     );
     assign mxm_h_q  = '0;
     assign hash_tag = sip_tags[DecW*HashLatency +: DecW];
     logic unused_sip_k;
-    assign unused_sip_k = ^{hash_k, mxm_h_q};
+    assign unused_sip_k = ^{hash_k, mxm_h_q, hash_bit};  // (ibr_hash's one-cycle SipHash: unused)
   end else begin : gen_hash_now
     assign mxm_h_q   = '0;
     assign hash_take = psn_take;
     assign hash_tag  = psn_tag;
   end
-  if (HashLatency == 0) begin : gen_hash_comb
-    ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-      .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
-      .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
-    );
+  if (HashLatency == 0) begin : gen_no_sip
+    assign sip_bit = 1'b0;
+    logic unused_sip_bit;
+    assign unused_sip_bit = sip_bit;
   end
+  ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
+    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
+    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
+  );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
   // The generator's answer (gen_busy: an ideal draw retries), and the
@@ -550,7 +554,7 @@ module ibr_switch_stage #(
           draw_start_q <= !Sender;
         end
         if (hash_take) begin
-          hash_q    <= hash_bit;
+          hash_q    <= (HashLatency > 0) ? sip_bit : hash_bit;
           hash_ok_q <= 1'b1;
         end
       end
@@ -642,7 +646,7 @@ module ibr_switch_stage #(
           dn_q <= dec_next(dn_q);
         end
         if (hash_take) begin
-          e_hash_q[hash_tag] <= hash_bit;
+          e_hash_q[hash_tag] <= (HashLatency > 0) ? sip_bit : hash_bit;
           e_hok_q[hash_tag]  <= 1'b1;
         end
       end
