@@ -1349,11 +1349,22 @@ module ibr_switch_stage #(
 `endif
 `ifdef IBR_PROP_G
 `define IBR_FORMAL_INGRESS
+`define IBR_FORMAL_DECISION
+`endif
+`ifdef IBR_PROP_A
+`define IBR_FORMAL_INGRESS
+`define IBR_FORMAL_DECISION
+`define IBR_FORMAL_STREAM
+`endif
+`ifdef IBR_PROP_E
+`define IBR_FORMAL_INGRESS
+`define IBR_FORMAL_DECISION
+`define IBR_FORMAL_STREAM
 `endif
 `ifdef IBR_FORMAL_INGRESS
-  // The ingress account (f) and (g) share: the last word taken and the
-  // current packet's DestQP as the ports carried them, with strengthening
-  // invariants (below) that make both provable by k-induction for every length.
+  // The ingress account (f), (g), (a) and (e) share: the last word taken and
+  // the current packet's DestQP as the ports carried them, with strengthening
+  // invariants (below) that make them provable by k-induction for every length.
   //
   // (f) The hash bit is a function of this packet's id and the configured
   // link: whenever the stage takes its hash bit (the PSN word entering slot
@@ -1458,7 +1469,7 @@ module ibr_switch_stage #(
     cover (f_past && rst_ni && tel_done && replace && f_d_exp != 32'd0);
   end
 `endif
-`ifdef IBR_PROP_G
+`ifdef IBR_FORMAL_DECISION
   // (g) The congested bit written is cong_i of the cycle this packet's sop
   // word was taken: a telemetry word whose hop the reservoir takes leaves
   // with the congested bit the ports' account gives its packet (f_pkt_cong,
@@ -1486,11 +1497,13 @@ module ibr_switch_stage #(
       end
     end
   end
+`ifdef IBR_PROP_G
   always @(*) begin
     if (f_past && rst_ni) begin
       if (tel_done && replace) assert (out_data_o[24 + FieldW] == f_tel_cong);
     end
   end
+`endif
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_inv
     logic [3:0] f_behind;  // words taken after the pending telemetry word
     logic       f_tel_slot;
@@ -1525,12 +1538,101 @@ module ibr_switch_stage #(
       end
     end
   end
+`ifdef IBR_PROP_G
   always @(*) begin
     cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
     cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
   end
 `endif
+`endif  // IBR_FORMAL_DECISION
+`ifdef IBR_FORMAL_STREAM
+  // Strengthening invariants of (a) and (e), which follow the k-th word: the
+  // words inside the stage (the valid slots, head first, then the skid
+  // buffer) are the words taken and not yet emitted, f_out_cnt's word at the
+  // head, in order; so the k-th word, while inside, sits at place f_k -
+  // f_out_cnt (mod 256: the counters wrap, their difference does not) with
+  // its bytes and tags as the ports gave them, and the pending telemetry
+  // word's byte 4 and congested bit are the stage's decision registers. With
+  // (f)'s and (g)'s invariants, inductive for every frame length.
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_s_inv
+    logic [7:0] f_held, f_kpos;
+    always @(*) begin
+      f_held = {7'd0, gen_skid.skid_v_q};
+      for (int i = 0; i < PipeDepth; i++) f_held = f_held + {7'd0, v_q[i]};
+    end
+    assign f_kpos = f_k - f_out_cnt;
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        assert (8'(f_in_cnt - f_out_cnt) == f_held);
+        if (gen_skid.skid_v_q) assert (&v_q);
+        if (f_kpos < f_held) assert (f_got);
+        // The stage has a telemetry word pending exactly while the last one
+        // taken is in a slot (past the skid buffer, not yet emitted).
+        assert (tel_seen_q == (f_since_tel < 11'(f_held) && f_since_tel >= 11'(gen_skid.skid_v_q)));
+        // A telemetry word leaves after its PSN word has entered (it waits
+        // for the hash), so the last word taken is never a telemetry word
+        // that has left.
+        assert (f_since_tel != 11'd0 || f_held != 8'd0);
+        if (gen_skid.skid_v_q && f_kpos == f_held - 8'd1) begin
+          assert (gen_skid.skid_data_q == f_word && gen_skid.skid_sop_q == f_sop &&
+                  gen_skid.skid_eop_q == f_eop && gen_skid.skid_empty_q == f_empty);
+          assert (f_tel == is_tel_in && f_vcrc == gen_skid.skid_eop_q &&
+                  f_lane4 == (gen_skid.skid_empty_q == 3'd2));
+          if (f_tel) assert (f_cong == f_pkt_cong);
+        end
+      end
+    end
+    for (genvar i = 0; i < PipeDepth; i++) begin : gen_s_slot
+      logic [7:0] f_above;  // valid slots ahead of slot i: its place
+      always @(*) begin
+        f_above = '0;
+        for (int j = i + 1; j < PipeDepth; j++) f_above = f_above + {7'd0, v_q[j]};
+      end
+      always @(*) begin
+        if (f_past && rst_ni && v_q[i]) begin
+          if (tel_q[i]) assert (byte4_q == gen_slot[i].data_q[31:24]);
+          if (f_kpos == f_above) begin
+            assert (gen_slot[i].data_q == f_word && sop_q[i] == f_sop && eop_q[i] == f_eop &&
+                    empty_q[3*i +: 3] == f_empty);
+            assert (tel_q[i] == f_tel && vcrc_q[i] == f_vcrc && lane4_q[i] == f_lane4);
+            if (f_tel) assert (f_cong == dec_cong_q);
+          end
+        end
+      end
+    end
+  end
+`ifdef IBR_PROP_E
+  // (e)'s hold: a stalled telemetry word's byte 4 is made from registers that
+  // hold while it waits. Nothing reloads them then: the hash is taken once a
+  // packet (its PSN word is the one behind the telemetry word, and no later
+  // PSN word can enter while it waits), and the generator answers one draw a
+  // telemetry word (started as it enters slot 0; retrying, answering, or
+  // answered until it leaves).
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_e_inv
+    logic [3:0] f_below;  // words in the slots behind the pending telemetry word
+    logic       f_hash_wait;  // mxm: the PSN word's hash comes next cycle
+    assign f_below = gen_g_inv.f_behind - {3'd0, gen_skid.skid_v_q};
+    if (HashKind == ibr_pkg::HashMxm) begin : gen_e_mxm
+      assign f_hash_wait = gen_hash_mxm.mxm_ok_q;
+    end else begin : gen_e_now
+      assign f_hash_wait = 1'b0;
+    end
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        assert ((hash_ok_q || f_hash_wait) == (tel_seen_q && f_below != 4'd0));
+        assert (!(hash_ok_q && f_hash_wait));
+        if (!Sender) begin
+          if (!tel_seen_q) assert (!draw_start_q && !gen_done && !drawn_q && !gen_busy);
+          else assert ($countones({draw_start_q, gen_done, drawn_q, gen_busy}) == 1);
+        end
+      end
+    end
+  end
+`endif
+`endif  // IBR_FORMAL_STREAM
 `undef IBR_FORMAL_INGRESS
+`undef IBR_FORMAL_DECISION
+`undef IBR_FORMAL_STREAM
 `endif
 `endif  // FORMAL
 endmodule
