@@ -43,9 +43,9 @@ type Property struct {
 	// the CRC trees where they cannot matter.
 	Cut []string
 	// CRC: the property follows the CRC-16 trees, whose XOR equivalences
-	// neither z3 nor ABC's bmc3 decides in hours; its bounded check runs
-	// CryptoMiniSat (Gaussian elimination over the XORs) on the design
-	// unrolled by ABC.
+	// neither z3 nor ABC's bmc3 decides in hours; its bounded check and its
+	// induction step run CryptoMiniSat (Gaussian elimination over the XORs)
+	// on the design unrolled by ABC (cmsBMC, cmsInduction).
 	CRC bool
 	// Lemma names a combinational module the property rests on, proved
 	// first for every input (an assert that must hold: its check is complete).
@@ -96,7 +96,7 @@ var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
 		Induction: true, Stream: true, Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Depth: 6, Cut: concat(cutHash, cutGen), CRC: true, Bounded: boundedCRC, Lemma: "ibr_crc16_bytes_lemma",
+		Induction: true, Depth: 6, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
 		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
@@ -109,15 +109,6 @@ var Properties = []Property{
 	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
 		Depth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 }
-
-// Why the stream properties are bounded: each follows a word or a packet
-// through the skid buffer and the pipeline, and no invariant yet ties the
-// followed word to its slot, so k-induction does not close; the depth bounds
-// the frames the check reaches (the environment admits every length).
-const (
-	boundedStream = "it follows a word through the stream, and no invariant ties that word to its pipeline slot, so induction does not close"
-	boundedCRC    = "it follows each packet's CRC-16 through both directions' trees, and no invariant ties the monitor's CRC registers to the stage's, so induction does not close"
-)
 
 func concat(lists ...[]string) []string {
 	var out []string
@@ -155,14 +146,16 @@ type FormalOptions struct {
 }
 
 // DefaultFormal are the depths of `verify --formal`: each property's own
-// bounded depth (Property.Depth: 24 clocks, reset and three of the shortest
-// packets with stalls, for (c) and (d); 10 for (f), the base of its induction
-// and its covers; 14 for the stream properties, the deepest ABC's bmc3
-// reaches in minutes: reset, a shortest BTH packet and a longer one, with
-// stalls; 6 for (b), reset and the shortest packets (LNH 0 or 1) with stalls,
-// which CryptoMiniSat takes minutes through, where 7, the first depth at
-// which a BTH packet's VCRC word leaves, takes about a quarter of an hour);
-// k = 4 induction closes (c), (d) and (f).
+// bounded depth (Property.Depth), which is the base of its k = 4 induction
+// (every property takes induction, so each is proved for every frame length
+// when its induction closes) and the depth its covers must be reached in:
+// 24 clocks, reset and three of the shortest packets with stalls, for (c)
+// and (d); 10 for (f) and (g); 14 for the stream properties (a) and (e),
+// reset, a shortest BTH packet and a longer one with stalls, which ABC's
+// bmc3 checks in about a minute; 6 for (b), reset and the shortest packets
+// (LNH 0 or 1) with stalls, which CryptoMiniSat takes minutes through (7,
+// the first depth at which a BTH packet's VCRC word leaves, takes about a
+// quarter of an hour; the induction covers every length regardless).
 var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.
@@ -309,7 +302,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		"dffunmap", "abc -g AND -fast", "opt_clean"}
 	aigPrep := append(append([]string{}, script...), aigPasses...)
 	script = append(script, smt2...)
-	if !p.Induction || p.Stream {
+	// The bounded check runs z3 on the SMT-LIB model for the register-level
+	// properties, ABC (bmc3, or CryptoMiniSat for a CRC property) on the
+	// AIGER file for the others.
+	z3Base := p.Induction && !p.Stream && !p.CRC
+	if !z3Base {
 		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
 	t0 := time.Now()
@@ -360,7 +357,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.Trace = filepath.Join(dir, "counterexample.vcd")
 	var out string
 	ok := true
-	if p.Induction && !p.Stream {
+	if z3Base {
 		out, ok, err = smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
 	} else {
 		witness := filepath.Join(dir, "counterexample.aiw")
@@ -415,7 +412,15 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.BMCTime = time.Since(t1)
 	if p.Induction {
 		t2 := time.Now()
-		if _, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction)); err != nil {
+		if p.CRC {
+			ok, err = cmsInduction(ctx, dir, aig, o.Induction)
+			if err != nil {
+				err = fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
+			}
+		} else {
+			_, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction))
+		}
+		if err != nil {
 			return nil, err
 		}
 		r.InductionTime = time.Since(t2)
@@ -499,6 +504,72 @@ func cmsBMC(ctx context.Context, dir, aig string, depth int) (bool, error) {
 		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
 	}
 	return cmsUnsat(ctx, dir, cnf)
+}
+
+// cmsInduction checks the induction step of the AIGER file aig with
+// CryptoMiniSat, as yosys-smtbmc -i -t k does with z3: ABC unrolls k+1
+// frames from a free state (frames without -i, then comb: the first frame's
+// registers become free inputs), each frame's bad state under the
+// assumptions up to it (fold, orpos), and the miter is "no assertion fails
+// in frames 0..k-1 and one fails in frame k", written as CNF (ABC maps the
+// XORs of the CRC trees to XOR clauses, which CryptoMiniSat's Gaussian
+// elimination decides); true if it is unsatisfiable: the asserts, the
+// property's strengthening invariants among them, are k-inductive. (The
+// unrolled network is written as BLIF, the one text format ABC reads back,
+// and the miter's AND is added to it.)
+func cmsInduction(ctx context.Context, dir, aig string, k int) (bool, error) {
+	unrolled, ind, cnf := filepath.Join(dir, "ind.blif"), filepath.Join(dir, "ind_miter.blif"), filepath.Join(dir, "ind.cnf")
+	cmds := fmt.Sprintf("read_aiger %s; fold; strash; orpos; frames -F %d; comb; write_blif %s", aig, k+1, unrolled)
+	if out, err := runTool(ctx, dir, "yosys-abc", "-c", cmds); err != nil {
+		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
+	}
+	b, err := os.ReadFile(unrolled)
+	if err != nil {
+		return false, err
+	}
+	m, err := inductionMiter(string(b), k+1)
+	if err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(ind, []byte(m), 0o644); err != nil {
+		return false, err
+	}
+	if out, err := runTool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_blif %s; strash; write_cnf %s", ind, cnf)); err != nil {
+		return false, fmt.Errorf("yosys-abc on the induction miter: %w\n%s", err, tail(out, 30))
+	}
+	return cmsUnsat(ctx, dir, cnf)
+}
+
+// inductionMiter rewrites the BLIF of ABC's unrolled network, whose first n
+// outputs are the frames' bad states in frame order (the rest, the last
+// frame's register inputs, are dropped), into a network whose one output is
+// "the last frame's bad state, and none before it".
+func inductionMiter(blif string, n int) (string, error) {
+	i := strings.Index(blif, "\n.outputs ")
+	if i < 0 {
+		return "", fmt.Errorf("cosim: the unrolled network has no .outputs line")
+	}
+	j := i + 1
+	for { // the line and its continuations (a trailing backslash)
+		e := strings.IndexByte(blif[j:], '\n')
+		if e < 0 {
+			return "", fmt.Errorf("cosim: the unrolled network's .outputs line does not end")
+		}
+		j += e + 1
+		if !strings.HasSuffix(strings.TrimRight(blif[i+1:j-1], " "), "\\") {
+			break
+		}
+	}
+	names := strings.Fields(strings.ReplaceAll(strings.TrimPrefix(blif[i+1:j], ".outputs"), "\\", " "))
+	if len(names) < n {
+		return "", fmt.Errorf("cosim: the unrolled network has %d outputs, want at least %d frames' bad states", len(names), n)
+	}
+	end := strings.LastIndex(blif, "\n.end")
+	if end < j {
+		return "", fmt.Errorf("cosim: the unrolled network has no .end")
+	}
+	gate := fmt.Sprintf("\n.names %s ibr_ind_bad\n%s1 1", strings.Join(names[:n], " "), strings.Repeat("0", n-1))
+	return blif[:i+1] + ".outputs ibr_ind_bad\n" + blif[j:end] + gate + blif[end:], nil
 }
 
 // hashLemmaKinds are the hashes ibr_spec.svh restates from docs/spec.md, for
