@@ -1507,7 +1507,15 @@ module ibr_switch_stage #(
     end
   end
 `endif
-  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_inv
+`ifdef IBR_PROP_G
+  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid;
+`else
+  // (a) and (e) take (g)'s invariants (and state their own) where they were
+  // proved: ReadySkid with PipeDepth 2, as every formal configuration;
+  // elsewhere their induction is not attempted with them (bounded only).
+  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid && PipeDepth == 2;
+`endif
+  if (FDecInv) begin : gen_g_inv
     logic [3:0] f_behind;  // words taken after the pending telemetry word
     logic       f_tel_slot;
     always @(*) begin
@@ -1643,7 +1651,7 @@ module ibr_switch_stage #(
   // its bytes and tags as the ports gave them, and the pending telemetry
   // word's byte 4 and congested bit are the stage's decision registers. With
   // (f)'s and (g)'s invariants, inductive for every frame length.
-  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_s_inv
+  if (FDecInv) begin : gen_s_inv
     logic [7:0] f_held, f_kpos;
     always @(*) begin
       f_held = {7'd0, gen_skid.skid_v_q};
@@ -1709,7 +1717,7 @@ module ibr_switch_stage #(
   // PSN word can enter while it waits), and the generator answers one draw a
   // telemetry word (started as it enters slot 0; retrying, answering, or
   // answered until it leaves).
-  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_e_inv
+  if (FDecInv) begin : gen_e_inv
     always @(*) begin
       if (f_past && rst_ni) begin
         if (!Sender) begin
