@@ -26,15 +26,14 @@ import (
 var testFormal = FormalOptions{Depth: 12, Induction: 4}
 
 // testFormalOptions are testFormal, but for (b), whose CRC trees CryptoMiniSat
-// takes minutes through at 6 clocks (verify --formal's depth) and 15-25 at
-// 7: 5 clocks, the least at which its covers (a packet leaving sound, one
-// stomped for its VCRC, one for its PktLen) are reached, hold reset and the
-// shortest packets (2 words, LNH 0 or 1) through the stage, and are the base
-// of its k = 4 induction, which covers every length.
+// takes minutes through at 6 clocks and 15-25 at 7: its own depth, 4 clocks
+// (the base of its k = 4 induction, which covers every length), and its
+// covers to 5 (Property.CoverDepth: a packet leaving sound, one stomped for
+// its VCRC, one for its PktLen; the shortest packets, 2 words, LNH 0 or 1).
 func testFormalOptions(p Property) FormalOptions {
 	o := testFormal
 	if p.CRC {
-		o.Depth = 5
+		o.Depth = p.Depth
 	}
 	return o
 }
@@ -139,8 +138,10 @@ func TestFormalProofs(t *testing.T) {
 	}
 }
 
-// TestFormalPlantedBugs: each property fails on the RTL copy with its
-// planted bug, naming the step of the counterexample; the counterexamples
+// TestFormalPlantedBugs: each property fails on the RTL copy with each of
+// its planted bugs, naming the step of the counterexample ((b) checked to 5
+// clocks, where the first VCRC word leaves: at its own depth, 4, the base of
+// its induction, a bug leaves the induction open instead); the counterexamples
 // ABC finds replay in Yosys's simulator (every value the environment chooses
 // is an input port, so the witness carries it).
 func TestFormalPlantedBugs(t *testing.T) {
@@ -151,7 +152,11 @@ func TestFormalPlantedBugs(t *testing.T) {
 			name := fmt.Sprintf("%s%d", p.ID, i)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", name), formalPlant(t, p.ID, i), testFormalConfig(p), p, testFormalOptions(p))
+				o := testFormalOptions(p)
+				if p.CRC { // a counterexample needs a VCRC word out: 5 clocks
+					o.Depth = p.CoverDepth
+				}
+				r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", name), formalPlant(t, p.ID, i), testFormalConfig(p), p, o)
 				if err != nil {
 					t.Fatal(err)
 				}
