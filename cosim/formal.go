@@ -159,7 +159,7 @@ type FormalOptions struct {
 // reset, a shortest BTH packet and a longer one with stalls, which ABC's
 // bmc3 checks in about a minute; 4 for (b), k, the base of its induction
 // alone (reset and the first words of the shortest packets), which
-// CryptoMiniSat decides in about a minute where each further clock
+// CryptoMiniSat decides in about two minutes where each further clock
 // multiplies its time (6 took 3-5 minutes, 7, the first depth at which a BTH
 // packet's VCRC word leaves, about a quarter of an hour); its covers are
 // searched to 5 (Property.CoverDepth), where the shortest packets, sound
@@ -229,17 +229,19 @@ var (
 // lib (verilog.Library, or a test's patched copy), with Yosys's formal flows:
 //
 //   - the property's lemma (Property.Lemma), proved for every input;
-//   - a bounded model check to o.Depth: for the properties that take
-//     k-induction, yosys-smtbmc with z3; for the stream properties, ABC's
+//   - a bounded model check to o.Depth: for the register-level properties,
+//     yosys-smtbmc with z3; for the stream properties (Stream), ABC's
 //     bmc3 (yosys-abc) on the design written as AIGER (assumptions as AIGER
 //     constraints), which reaches in seconds depths z3 does not reach in
 //     hours, or for a CRC property CryptoMiniSat on that design unrolled;
 //     a counterexample ABC finds is replayed by Yosys's simulator, which
 //     names the failing assertion and its step and writes the VCD;
-//   - for the properties that take it, k-induction with k = o.Induction;
+//   - for the properties that take it, k-induction with k = o.Induction
+//     (yosys-smtbmc with z3; for a CRC property, CryptoMiniSat on ABC's
+//     unrolling from a free state, cmsInduction);
 //   - the property's cover statements (yosys-smtbmc, z3), each of which must
-//     be reached within o.Depth (a property that holds only vacuously proves
-//     nothing).
+//     be reached within o.Depth, or the property's CoverDepth if more (a
+//     property that holds only vacuously proves nothing).
 //
 // A counterexample is a result (Failed), not an error; the error is for runs
 // that could not be made.
@@ -573,6 +575,11 @@ func inductionMiter(blif string, n int) (string, error) {
 	names := strings.Fields(strings.ReplaceAll(strings.TrimPrefix(blif[i+1:j], ".outputs"), "\\", " "))
 	if len(names) < n {
 		return "", fmt.Errorf("cosim: the unrolled network has %d outputs, want at least %d frames' bad states", len(names), n)
+	}
+	for f, name := range names[:n] { // ABC names frame f's copy of an output <name>_<f>
+		if !strings.HasSuffix(name, fmt.Sprintf("_%02d", f)) {
+			return "", fmt.Errorf("cosim: the unrolled network's output %d is %q, not frame %d's bad state", f, name, f)
+		}
 	}
 	end := strings.LastIndex(blif, "\n.end")
 	if end < j {

@@ -259,7 +259,8 @@ func TestFormalInterrupt(t *testing.T) {
 
 // TestInductionMiter: the induction miter keeps the frames' bad states, in
 // frame order, as "none before the last, the last" (the one output), and
-// drops the other outputs; a network with too few outputs is an error.
+// drops the other outputs; a network with too few outputs, or outputs out of
+// frame order, is an error.
 func TestInductionMiter(t *testing.T) {
 	blif := ".model m\n.inputs a b\n.outputs miter_00 miter_01 \\\nmiter_02 li000\n.names a miter_00\n1 1\n" +
 		".names b miter_01\n1 1\n.names a b miter_02\n11 1\n.names a li000\n0 1\n.end\n"
@@ -274,6 +275,9 @@ func TestInductionMiter(t *testing.T) {
 	}
 	if _, err := inductionMiter(blif, 5); err == nil || !strings.Contains(err.Error(), "4 outputs") {
 		t.Errorf("5 frames of a 4-output network: error %v, want one naming its 4 outputs", err)
+	}
+	if _, err := inductionMiter(strings.Replace(blif, "miter_00 miter_01", "miter_01 miter_00", 1), 3); err == nil {
+		t.Error("outputs out of frame order: no error")
 	}
 	if _, err := inductionMiter(".model m\n.end\n", 1); err == nil {
 		t.Error("a network without outputs: no error")
