@@ -44,6 +44,8 @@ func TestVerifyFlagErrors(t *testing.T) {
 		{[]string{"--width", "wide"}, `"wide" is not a number of bits`},
 		{[]string{"--width", "512", "--formal"}, "--width 512 with --formal"},
 		{[]string{"--formal", "--configs", "flags", "--hash", "siphash", "--hash-latency", "3"}, "--hash-latency 3 with --formal"},
+		{[]string{"--formal", "--configs", "flags", "--depth", "4"}, "(g) on mult0_ideal_c3_d4: its monitor follows one telemetry word"},
+		{[]string{"--formal", "--configs", "flags", "--depth", "4", "--formal-props", "g,c"}, "at pipeline depth 4 a second one"},
 		{[]string{"--hash", "mult0", "--hash-latency", "3", "--configs", "flags"}, "only SipHash's rounds are pipelined"},
 		{[]string{"--configs", "flags", "--depth", "8"}, "pipeline depth 8: want 2..4 at 64-bit beats"},
 		// Every co-simulation runs at every width: the checks that follow
