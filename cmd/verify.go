@@ -339,7 +339,6 @@ func pickFormalConfigs(o verifyOptions) ([]verilog.Config, error) {
 			pool = append(pool, c)
 		}
 	}
-	o.Flags.width = o.Width
 	cfgs, err := pickConfigs(spec, o.Flags, pool)
 	if err != nil {
 		return nil, fmt.Errorf("--configs with --formal: %w (or formal: %s)", err, formalNames())
@@ -441,6 +440,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if err := checkVerifyFlags(o); err != nil {
 		return err
 	}
+	o.Flags.width = o.Width // the depths the RTL flags' configuration takes follow the width
 	if o.Vectors != "" {
 		return interruptedError(ctx, runVerifyFile(ctx, w, o))
 	}
@@ -460,7 +460,6 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return nil
 	}
 	pool := verilog.Matrix()
-	o.Flags.width = o.Width
 	cfgs, err := pickConfigs(o.Configs, o.Flags, pool)
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)
@@ -556,7 +555,6 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if !o.given["configs"] {
 		spec = "flags"
 	}
-	o.Flags.width = o.Width
 	cfgs, err := pickConfigs(spec, o.Flags, verilog.Matrix())
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)

@@ -471,18 +471,7 @@ func TestPlantedOffByOne(t *testing.T) {
 		if r := runs[c.Name()]; r != nil {
 			return r
 		}
-		set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hexFile := filepath.Join(t.TempDir(), "stage.hex")
-		if err := writeFile(hexFile, set.WriteHex); err != nil {
-			t.Fatal(err)
-		}
-		files, err := verilog.Files(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		set, hexFile, files := icarusInputs(t, c, 21, 0)
 		r := &run{c: c, set: set, hex: hexFile, files: files}
 		res, err := runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors), 0)
 		if err != nil {

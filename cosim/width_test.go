@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -203,18 +202,7 @@ func TestWidthPlanted(t *testing.T) {
 func TestWidthIcarus(t *testing.T) {
 	testtool.Need(t, "iverilog", "vvp")
 	c := widthConfigs(512)[0]
-	set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21, Random: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexFile := filepath.Join(t.TempDir(), "stage.hex")
-	if err := writeFile(hexFile, set.WriteHex); err != nil {
-		t.Fatal(err)
-	}
-	files, err := verilog.Files(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, hexFile, files := icarusInputs(t, c, 21, 20)
 	t0 := time.Now()
 	res, err := runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors), 5)
 	if err != nil {
@@ -230,10 +218,7 @@ func TestWidthIcarus(t *testing.T) {
 		t.Fatal(err)
 	}
 	set.Vectors = set.Vectors[:64]
-	short := filepath.Join(t.TempDir(), "stage.hex")
-	if err := writeFile(short, set.WriteHex); err != nil {
-		t.Fatal(err)
-	}
+	short := writeHex(t, set)
 	res, err = runIcarusFiles(context.Background(), t.TempDir(), c, planted, short, len(set.Vectors), 5)
 	if err != nil {
 		t.Fatalf("%s: %v", p.name, err)
