@@ -46,12 +46,13 @@ type verifyOptions struct {
 	RTL, Top     string // a user's stage: its file list and top module
 	Width        int    // beat width in bits (--width)
 	Flags        rtlFlags
+	Campaign     campaignOptions // the synthesis campaign (verify_campaign.go)
 	given        map[string]bool // the flags set on the command line
 }
 
 var verifyOpts = verifyOptions{Configs: "all", Icarus: "subset", Work: "out/cosim", Seed: cosim.DefaultVerify.Seed,
 	Random: cosim.DefaultVerify.Random, IcarusRandom: cosim.DefaultVerify.IcarusRandom, Lanes: cosim.DefaultVerify.Lanes, Parts: cosim.DefaultVerify.Parts,
-	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, SynthLib: "all", FormalDepth: cosim.DefaultFormal.Depth, Width: verilog.DefaultWidth, Flags: defaultRTLFlags()}
+	Stall: cosim.DefaultVerify.Stall, Gap: cosim.DefaultVerify.Gap, MaxFail: cosim.DefaultVerify.MaxFail, SynthLib: "all", FormalDepth: cosim.DefaultFormal.Depth, Width: verilog.DefaultWidth, Flags: defaultRTLFlags(), Campaign: campaignOptions{Jobs: 1}}
 
 var verifyCmd = &cobra.Command{
 	Use:   "verify",
@@ -80,6 +81,16 @@ CryptoMiniSat (bounded checks) on the configurations of --configs (default
 formal: the formal configurations; flags, all or names as for the
 co-simulation), and says of each whether it is proved by k-induction or
 checked only to a bounded depth, and to which.
+
+With --synth --widths 64,128,256,512 it runs the synthesis campaign
+instead: every configuration of --configs at every width, mapped to the
+libraries of --synth-lib and timed, without co-simulating (TestWidth
+co-simulates every width); --shard i/n --out FILE runs every n-th
+(configuration, width) pair from the i-th and writes a partial, --merge
+joins the partials (and campaign pages) of one campaign, RTL and set of
+tools, each shard once, and --synth-table writes the page
+(docs/synthesis-widths.md and its .json; docs/synthesis.md, "Every beat
+width").
 
 With --rtl FILELIST --top MODULE it co-simulates a user's stage instead of
 the library: the sources of the file list (a Verilator/Icarus -f file; paths
@@ -116,7 +127,9 @@ library and z3 come from scripts/setup.sh.`,
   ibreservoir verify --configs flags --hash siphash --generator lfsr-lut/b16 --id psn-slid
   ibreservoir verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2 --stall 0% --gap 0%
   ibreservoir verify --synth --synth-table docs/synthesis.md
-  ibreservoir verify --synth --configs mxm_ideal_c3,mxm_ideal_c4 --synth-table docs/synthesis.md --synth-merge`,
+  ibreservoir verify --synth --configs mxm_ideal_c3,mxm_ideal_c4 --synth-table docs/synthesis.md --synth-merge
+  ibreservoir verify --synth --widths 64,128,256,512 --shard 0/16 --out shard-0.json
+  ibreservoir verify --merge shard-0.json,shard-1.json --synth-table docs/synthesis-widths.md`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
 		o := verifyOpts
@@ -161,6 +174,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &o.Flags)
 	bindWidthFlag(fs, &o.Width)
+	bindCampaignFlags(fs, &o.Campaign)
 }
 
 // pickConfigs resolves a --configs or --icarus list.
@@ -436,6 +450,9 @@ func interruptedError(ctx context.Context, err error) error {
 func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if isCampaign(o) {
+		return runCampaign(ctx, w, o)
 	}
 	if err := checkVerifyFlags(o); err != nil {
 		return err

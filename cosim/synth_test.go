@@ -250,15 +250,6 @@ func TestSynthesisPage(t *testing.T) {
 	}
 }
 
-// libLines are the page's Library lines of tools.
-func libLines(tools SynthTools) string {
-	var b strings.Builder
-	for _, l := range tools.Libs {
-		b.WriteString(l.line() + "\n")
-	}
-	return b.String()
-}
-
 // TestSynthesisPageRoundTrip renders statistics of two libraries as the page,
 // reads them back, keeps one library's rows for a run of the other, and
 // refuses to keep rows of configurations or tools the page does not have.

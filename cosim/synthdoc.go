@@ -72,6 +72,15 @@ func CurrentSynthTools(ctx context.Context, dir string, libs []*CellLibrary) (Sy
 // String is the page's "Tools:" line content.
 func (t SynthTools) String() string { return t.Yosys + "; " + t.STA }
 
+// libLines are the page's Library lines of tools.
+func libLines(tools SynthTools) string {
+	var b strings.Builder
+	for _, l := range tools.Libs {
+		b.WriteString(l.line() + "\n")
+	}
+	return b.String()
+}
+
 // line is the page's line for library l.
 func (l LibTools) line() string {
 	return fmt.Sprintf("Library `%s`: %s; %s; ABC delay target %d ps; FO4 %.4f ns.", l.Name, l.Label, l.File, l.TargetPS, l.FO4NS)
@@ -166,8 +175,27 @@ other's table as it was, for the same configurations.
 
 `)
 	b.WriteString(criticalPaths(stats))
+	writeTables(&b, stats, tools, nil)
+	return []byte(b.String())
+}
+
+// An extraColumn is a column a page's tables have after synthColumns: its
+// heading and each row's value.
+type extraColumn struct {
+	name  string
+	value func(*SynthStats) string
+}
+
+// writeTables writes one table per library of tools (in its order), one row
+// per configuration mapped to it (synthRow, then extra's value when extra
+// is not nil).
+func writeTables(b *strings.Builder, stats []*SynthStats, tools SynthTools, extra *extraColumn) {
+	cols := synthColumns
+	if extra != nil {
+		cols = append(slices.Clone(cols), extra.name)
+	}
 	for _, l := range tools.Libs {
-		fmt.Fprintf(&b, "\n## `%s`: %s\n\n", l.Name, l.Label)
+		fmt.Fprintf(b, "\n## `%s`: %s\n\n", l.Name, l.Label)
 		n := 0
 		for _, s := range stats {
 			if s.In(l.Name) != nil {
@@ -175,17 +203,20 @@ other's table as it was, for the same configurations.
 			}
 		}
 		if n < len(stats) {
-			fmt.Fprintf(&b, "Partial: %d of the %d configurations (the run was cut short).\n\n", n, len(stats))
+			fmt.Fprintf(b, "Partial: %d of the %d configurations (the run was cut short).\n\n", n, len(stats))
 		}
-		b.WriteString("| " + strings.Join(synthColumns, " | ") + " |\n|---|---|---|---|")
-		b.WriteString(strings.Repeat("---:|", len(synthColumns)-4) + "\n")
+		b.WriteString("| " + strings.Join(cols, " | ") + " |\n|---|---|---|---|")
+		b.WriteString(strings.Repeat("---:|", len(cols)-4) + "\n")
 		for _, s := range stats {
 			if s.In(l.Name) != nil {
-				b.WriteString(synthRow(s, l.Name) + "\n")
+				b.WriteString(synthRow(s, l.Name))
+				if extra != nil {
+					b.WriteString(" " + extra.value(s) + " |")
+				}
+				b.WriteString("\n")
 			}
 		}
 	}
-	return []byte(b.String())
 }
 
 // round keeps d decimals, as the page prints them.
@@ -199,6 +230,20 @@ func round(x float64, d int) *float64 {
 // in each record's own fields, as the record had them before ASAP7, and the
 // other libraries' in OtherLibraries.
 func SynthesisJSON(stats []*SynthStats, tools SynthTools) ([]byte, error) {
+	rs, err := synthesisRecords(stats, tools, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(rs, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// synthesisRecords are the statistics as SynthesisJSON's records, each with
+// its latency in cycles when latency is not nil.
+func synthesisRecords(stats []*SynthStats, tools SynthTools, latency func(*SynthStats) int) ([]synthrec.Record, error) {
 	var rs []synthrec.Record
 	for _, s := range stats {
 		cells, ffs := s.Cells, s.FlipFlops
@@ -223,13 +268,12 @@ func SynthesisJSON(stats []*SynthStats, tools SynthTools) ([]byte, error) {
 			r.CriticalPathNS, r.LogicDepth, r.FO4Depth, r.FmaxMHz = m.CriticalPathNS, m.LogicDepth, m.FO4Depth, m.FmaxMHz
 			r.WidthBits, r.LineRateGbps = m.WidthBits, m.LineRateGbps
 		}
+		if latency != nil {
+			r.LatencyCycles = latency(s)
+		}
 		rs = append(rs, r)
 	}
-	b, err := json.MarshalIndent(rs, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return rs, nil
 }
 
 // JSONPath is where the JSON twin of a synthesis page goes: beside it, .json.
@@ -419,6 +463,20 @@ func parsePathEnd(s string) (point, src string) {
 // and checked, and a run of some configurations merged into the page,
 // without running the tools again.
 func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
+	stats, tools, _, err := parseSynthesisTables(page, "")
+	return stats, tools, err
+}
+
+// parseSynthesisTables reads back a page of tables writeTables wrote, its
+// critical paths and tools: with extra, each row's value of the extra
+// column of that heading (the same in every library's table), by
+// configuration.
+func parseSynthesisTables(page []byte, extra string) ([]*SynthStats, SynthTools, map[string]string, error) {
+	cols := synthColumns
+	if extra != "" {
+		cols = append(slices.Clone(cols), extra)
+	}
+	extras := map[string]string{}
 	var stats []*SynthStats
 	byName := map[string]*SynthStats{}
 	var tools SynthTools
@@ -443,7 +501,7 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		}
 		if m := reTable.FindStringSubmatch(line); m != nil {
 			if _, ok := tools.Lib(m[1]); !ok {
-				return nil, tools, fmt.Errorf("line %d: a table of library %s, which no Library line names", i+1, m[1])
+				return nil, tools, nil, fmt.Errorf("line %d: a table of library %s, which no Library line names", i+1, m[1])
 			}
 			lib = m[1]
 			continue
@@ -452,14 +510,21 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 			continue
 		}
 		if lib == "" {
-			return nil, tools, fmt.Errorf("line %d: a row before any library's table", i+1)
+			return nil, tools, nil, fmt.Errorf("line %d: a row before any library's table", i+1)
 		}
 		f := strings.Split(strings.Trim(line, "|"), "|")
-		if len(f) != len(synthColumns) {
-			return nil, tools, fmt.Errorf("line %d: %d columns, want %d: %q", i+1, len(f), len(synthColumns), line)
+		if len(f) != len(cols) {
+			return nil, tools, nil, fmt.Errorf("line %d: %d columns, want %d: %q", i+1, len(f), len(cols), line)
 		}
 		for j := range f {
 			f[j] = strings.TrimSpace(f[j])
+		}
+		if extra != "" {
+			v := f[len(synthColumns)]
+			if prev, ok := extras[strings.Trim(f[0], "`")]; ok && prev != v {
+				return nil, tools, nil, fmt.Errorf("line %d: %s's %s is %s here, %s in another table", i+1, strings.Trim(f[0], "`"), extra, v, prev)
+			}
+			extras[strings.Trim(f[0], "`")] = v
 		}
 		s := &SynthStats{Config: strings.Trim(f[0], "`"), Hash: f[1], Generator: f[2], Field: f[3]}
 		c := &CellStats{Library: lib, Timing: &Timing{}}
@@ -467,7 +532,7 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		for j, p := range ints {
 			v, err := strconv.Atoi(f[j])
 			if err != nil {
-				return nil, tools, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[j], err)
+				return nil, tools, nil, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[j], err)
 			}
 			*p = v
 		}
@@ -476,7 +541,7 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		for j, p := range floats {
 			v, err := strconv.ParseFloat(f[j], 64)
 			if err != nil {
-				return nil, tools, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[j], err)
+				return nil, tools, nil, fmt.Errorf("line %d: %s: %w", i+1, synthColumns[j], err)
 			}
 			*p = v
 		}
@@ -484,10 +549,10 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		setFieldWidths(s)
 		if prev := byName[s.Config]; prev != nil {
 			if prev.In(lib) != nil {
-				return nil, tools, fmt.Errorf("line %d: %s's second row in %s's table", i+1, s.Config, lib)
+				return nil, tools, nil, fmt.Errorf("line %d: %s's second row in %s's table", i+1, s.Config, lib)
 			}
 			if prev.Cells != s.Cells || prev.FlipFlops != s.FlipFlops || prev.Field != s.Field {
-				return nil, tools, fmt.Errorf("line %d: %s's generic figures differ from its row in another table", i+1, s.Config)
+				return nil, tools, nil, fmt.Errorf("line %d: %s's generic figures differ from its row in another table", i+1, s.Config)
 			}
 			prev.Mapped = append(prev.Mapped, c)
 			continue
@@ -497,21 +562,21 @@ func ParseSynthesisMarkdown(page []byte) ([]*SynthStats, SynthTools, error) {
 		stats = append(stats, s)
 	}
 	if len(stats) == 0 {
-		return nil, tools, fmt.Errorf("no configuration rows")
+		return nil, tools, nil, fmt.Errorf("no configuration rows")
 	}
 	for _, m := range critical {
 		s := byName[m[1]]
 		if s == nil || s.In(ASAP7.Name) == nil {
-			return nil, tools, fmt.Errorf("a critical path of %s, which has no %s row", m[1], ASAP7.Name)
+			return nil, tools, nil, fmt.Errorf("a critical path of %s, which has no %s row", m[1], ASAP7.Name)
 		}
 		t := s.In(ASAP7.Name).Timing
 		t.Start, t.StartSrc = parsePathEnd(m[2])
 		t.End, t.EndSrc = parsePathEnd(m[3])
 	}
 	if tools.Yosys == "" || tools.STA == "" {
-		return nil, tools, fmt.Errorf("no Tools: line")
+		return nil, tools, nil, fmt.Errorf("no Tools: line")
 	}
-	return stats, tools, nil
+	return stats, tools, extras, nil
 }
 
 // setFieldWidths sets CountBits or SenderL from a row's hop-field column.

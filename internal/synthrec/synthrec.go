@@ -36,6 +36,9 @@ type Record struct {
 	WidthBits      int       `json:"width_bits,omitempty"`     // the data word moved per cycle
 	LineRateGbps   *float64  `json:"line_rate_gbps,omitempty"` // WidthBits x fmax
 	OtherLibraries []Mapping `json:"other_libraries,omitempty"`
+	// LatencyCycles is the stage's latency (verilog.Config.Latency), in the
+	// width campaign's records (docs/synthesis-widths.json) only.
+	LatencyCycles int `json:"latency_cycles,omitempty"`
 }
 
 // OSU018 names the library of a Record's own standard-cell fields.

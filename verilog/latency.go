@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package verilog
+
+import "ibreservoir/hash"
+
+// Latency is the stage's latency in clock cycles: from a telemetry beat's
+// entry (in_valid_i and in_ready_o high) to its exit, the egress ready and
+// the pipeline flowing, for the kind of packet that takes longest. A beat
+// leaves PipeDepth cycles after it enters when its packet's decision is
+// ready by then, else when the decision is (docs/rtl.md, "Beat width",
+// Latency): max(PipeDepth, DecisionCycles). The ideal generator's
+// rejections, which stall the stage a cycle now and then, are not counted:
+// they depend on the draws, not on the configuration.
+func (c Config) Latency() int { return max(c.PipeDepth, c.DecisionCycles()) }
+
+// DecisionCycles is how many cycles after its telemetry beat enters a
+// packet's decision is ready, the most over packet kinds (docs/rtl.md,
+// "Pipeline", "Hash" and "Beat width"): the draw's answer 2 (it counts the
+// cycle the generator gives it), the hash 2, one more for mxm's second
+// multiply (the stage registers between the two), HashLatency more for
+// SipHash's pipelined rounds, and one more at 128-bit beats, where a local
+// packet's (LNH=2) PSN comes a beat after its telemetry word.
+func (c Config) DecisionCycles() int {
+	h := 2 + c.HashLatency
+	if c.Hash.Kind == hash.MXM {
+		h++
+	}
+	if c.DataW() == 128 {
+		h++
+	}
+	return max(2, h)
+}
