@@ -89,8 +89,8 @@ co-simulates every width); --shard i/n --out FILE runs every n-th
 (configuration, width) pair from the i-th and writes a partial, --merge
 joins the partials (and campaign pages) of one campaign, RTL and set of
 tools, each shard once, and --synth-table writes the page
-(docs/synthesis-widths.md and its .json; docs/synthesis.md, "Every beat
-width").
+(docs/synthesis-widths.md and its .json; docs/rtl.md, "Synthesis
+campaign").
 
 With --rtl FILELIST --top MODULE it co-simulates a user's stage instead of
 the library: the sources of the file list (a Verilator/Icarus -f file; paths

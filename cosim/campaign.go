@@ -21,7 +21,7 @@ import (
 )
 
 // The synthesis campaign maps every configuration at every beat width to the
-// standard-cell libraries (docs/synthesis.md, "Every beat width"): each
+// standard-cell libraries (docs/rtl.md, "Synthesis campaign"): each
 // (configuration, width) pair is one Yosys and OpenSTA run per library, the
 // pairs dealt to shards (every n-th from the i-th) that run anywhere and
 // write a partial (CampaignPartial, JSON); MergeCampaign joins partials, and
@@ -408,13 +408,14 @@ func matrixNames() []string {
 	return out
 }
 
-// CampaignCommand is the command that runs shard i of n of campaign c.
+// CampaignCommand is the ibreservoir command that runs shard i of n of
+// campaign c (i < 0: "i").
 func CampaignCommand(c Campaign, i, n int) string {
 	var ws []string
 	for _, w := range c.Widths {
 		ws = append(ws, strconv.Itoa(w))
 	}
-	cmd := "ibreservoir verify --synth --widths " + strings.Join(ws, ",")
+	cmd := "verify --synth --widths " + strings.Join(ws, ",")
 	if !slices.Equal(c.Configs, matrixNames()) {
 		cmd += " --configs " + strings.Join(c.Configs, ",")
 	}
@@ -451,7 +452,7 @@ func CampaignMarkdown(p *CampaignPartial) ([]byte, error) {
 	b.WriteString("# Synthesis at every beat width\n\n")
 	if !p.Complete() {
 		fmt.Fprintf(&b, "**Partial:** this page holds %d of the campaign's %d configuration x width pairs: shards %s of %d ran, shards %s did not. "+
-			"To complete it, run each missing shard i (`%s`) and merge them with this page: `ibreservoir verify --merge %s,shard-i.json,... --synth-table %s` (docs/synthesis.md, \"Every beat width\").\n\n",
+			"To complete it, run each missing shard i with ibreservoir (`%s`) and merge them with this page (`verify --merge %s,shard-i.json,... --synth-table %s`; docs/rtl.md, \"Synthesis campaign\").\n\n",
 			len(p.Rows), len(pairs), joinInts(p.Done), p.Shards, joinInts(p.Missing()), CampaignCommand(p.Campaign, -1, p.Shards), CampaignPage, CampaignPage)
 	}
 	b.WriteString(`Every (configuration, width) pair of the campaign below, synthesized by Yosys and mapped to
