@@ -44,6 +44,9 @@ func runAll(ctx context.Context, what string, n, workers int, job func(i int) er
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // handed out as ctx ended: not started
+				}
 				if errs[i] = job(i); errs[i] == nil && done != nil {
 					mu.Lock()
 					done(i)
