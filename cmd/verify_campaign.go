@@ -72,6 +72,9 @@ func isCampaign(o verifyOptions) bool {
 func checkCampaignFlags(o verifyOptions) error {
 	c := o.Campaign
 	merge := len(c.Merge) > 0
+	if o.given["merge"] && !merge {
+		return errors.New("--merge is empty: give the partials (--out files) and pages to join, comma-separated")
+	}
 	var allowed []string
 	switch {
 	case merge && o.given["widths"]:

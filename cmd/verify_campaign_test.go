@@ -271,6 +271,7 @@ func TestCampaignFlagErrors(t *testing.T) {
 		{[]string{"--synth", "--widths", "64", "--out", filepath.Join(dir, "no", "s.json")}, "does not exist"},
 		{[]string{"--synth", "--merge", out, "--synth-table", filepath.Join(dir, "w.md")}, "--synth has no effect with --merge"},
 		{[]string{"--merge", out}, "give one"},
+		{[]string{"--merge", "", "--out", out}, "--merge is empty"},
 		{[]string{"--merge", out, "--widths", "64", "--out", out}, "--merge joins partials and --widths synthesizes"},
 		{[]string{"--merge", out, "--out", out, "--configs", "all"}, "--configs has no effect with --merge"},
 		{[]string{"--shard", "0/2", "--out", out}, "--shard is a flag of the synthesis campaign"},
