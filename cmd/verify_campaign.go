@@ -68,7 +68,8 @@ func isCampaign(o verifyOptions) bool {
 }
 
 // checkCampaignFlags refuses, before any work, a campaign flag out of its
-// mode, a flag with no effect in it, and outputs that cannot be written.
+// mode, a flag with no effect in it, and outputs whose directory cannot be
+// made (it makes them).
 func checkCampaignFlags(o verifyOptions) error {
 	c := o.Campaign
 	merge := len(c.Merge) > 0
@@ -122,12 +123,12 @@ func checkCampaignFlags(o verifyOptions) error {
 			return err
 		}
 	}
-	for _, p := range []string{o.SynthTable, cosim.JSONPath(o.SynthTable), c.Out} {
-		if p == "" || p == ".json" {
+	for _, p := range []string{o.SynthTable, c.Out} {
+		if p == "" {
 			continue
 		}
-		if st, err := os.Stat(filepath.Dir(p)); err != nil || !st.IsDir() {
-			return fmt.Errorf("%s: its directory %s does not exist", p, filepath.Dir(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("%s: its directory cannot be made: %w", p, err)
 		}
 	}
 	return nil

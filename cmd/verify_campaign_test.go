@@ -268,7 +268,7 @@ func TestCampaignFlagErrors(t *testing.T) {
 		{[]string{"--synth", "--widths", "64", "--out", out, "--configs", "flags"}, "--configs flags with --widths"},
 		{[]string{"--synth", "--widths", "64", "--out", out, "--configs", "nope"}, `no configuration "nope"`},
 		{[]string{"--synth", "--widths", "64", "--synth-table", other}, "is not a campaign page"},
-		{[]string{"--synth", "--widths", "64", "--out", filepath.Join(dir, "no", "s.json")}, "does not exist"},
+		{[]string{"--synth", "--widths", "64", "--out", filepath.Join(other, "s.json")}, "its directory cannot be made"},
 		{[]string{"--synth", "--merge", out, "--synth-table", filepath.Join(dir, "w.md")}, "--synth has no effect with --merge"},
 		{[]string{"--merge", out}, "give one"},
 		{[]string{"--merge", "", "--out", out}, "--merge is empty"},

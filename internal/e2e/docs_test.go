@@ -74,7 +74,7 @@ var docTable = map[string]docEntry{
 	"ibreservoir verify --synth --widths 64,128,256,512 --shard ${SLURM_ARRAY_TASK_ID}/33 --out parts/synth-${SLURM_ARRAY_TASK_ID}.json --work out/synth-work": {
 		Run: `mkdir -p parts && for SLURM_ARRAY_TASK_ID in 0 1; do ibreservoir verify --synth --widths 64 --configs parity_lfsr_lut_b16_c3,parity_shiftreg_free_7_3_c3 --shard ${SLURM_ARRAY_TASK_ID}/2 --out parts/synth-${SLURM_ARRAY_TASK_ID}.json --work out/synth-work; done`,
 		Why: "the 396 pairs take hours of CPU; the Slurm array's tasks in a loop, two shards of a campaign of two small 64-bit pairs, for the merge that follows", Needs: []string{"yosys", "sta"}, Slow: true, Timeout: 10 * time.Minute},
-	"ibreservoir verify --merge $(ls parts/synth-*.json | paste -sd, -) --synth-table docs/synthesis-widths.md": {
+	`ibreservoir verify --merge "$(echo parts/synth-*.json | tr ' ' ,)" --synth-table docs/synthesis-widths.md`: {
 		Why: "runs as written on the loop's partials (the clone's page becomes the two-pair campaign's)", Slow: true},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
