@@ -514,8 +514,11 @@ func ParseCampaignMarkdown(page []byte) (*CampaignPartial, error) {
 	covered, total := -1, -1
 	for _, line := range strings.Split(string(page), "\n") {
 		if m := reCampaignConfigs.FindStringSubmatch(line); m != nil {
-			if _, err := fmt.Sscanf(m[1], "the matrix (%d)", new(int)); err == nil {
-				p.Campaign.Configs = matrixNames()
+			var n int
+			if _, err := fmt.Sscanf(m[1], "the matrix (%d)", &n); err == nil {
+				if p.Campaign.Configs = matrixNames(); n != len(p.Campaign.Configs) {
+					return nil, fmt.Errorf("the page's campaign is the matrix of %d configurations, the tree's matrix has %d: the matrix changed since; run the campaign again", n, len(p.Campaign.Configs))
+				}
 			} else {
 				p.Campaign.Configs = strings.Split(m[1], ", ")
 			}

@@ -178,6 +178,7 @@ func TestCampaignPageCatches(t *testing.T) {
 		{"a hand-edited latency in one table", edit(15, "9 |"), js, "is 9 here", false},
 		{"a hand-edited latency in both", nil, js, "latency 9 cycles", false},
 		{"a hand-edited line rate, the JSON too", nil, nil, "line rate", false},
+		{"a campaign of another matrix", bytes.Replace(page, []byte(fmt.Sprintf("Configurations: the matrix (%d).", len(verilog.Matrix()))), []byte("Configurations: the matrix (98)."), 1), js, "the matrix changed since", false},
 		{"a coverage line that miscounts", bytes.Replace(page, []byte(cover), []byte(fmt.Sprintf("Coverage: %d of the", len(p.Rows)+1)), 1), js, "says it covers", false},
 		{"a row dropped", bytes.Replace(page, []byte(line+"\n"), nil, 1), js, "has no asap7 figures", false},
 		{"a row renamed", bytes.ReplaceAll(page, []byte("| `"+row.Config+"` |"), []byte("| `mult0_ideal_c4_w256` |")), js, "not the pairs of shards", false},
