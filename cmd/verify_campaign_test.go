@@ -152,7 +152,7 @@ func TestCampaignShardsMerge(t *testing.T) {
 	}
 	part := string(read(t, p("part.md")))
 	head := strings.SplitN(part, "\n", 6)[4]
-	if !strings.HasPrefix(head, "**Partial:** this page holds 4 of the campaign's 6 configuration x width pairs: shards 0, 2 of 3 ran, shards 1 did not.") ||
+	if !strings.HasPrefix(head, "**Partial:** this page holds 4 of the campaign's 6 configuration x width pairs: 2 of its 3 shards ran (0, 2), the other 1 did not (1).") ||
 		!strings.Contains(part, "Coverage: 4 of the 6 configuration x width pairs.") || !strings.Contains(head, "--shard i/3 --out shard-i.json") {
 		t.Errorf("the partial page's first lines:\n%s\n(%s)", head, out)
 	}
