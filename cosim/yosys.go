@@ -99,13 +99,21 @@ func SelectLibraries(name string) ([]*CellLibrary, error) {
 	return nil, fmt.Errorf("library %q: want %s or all", name, strings.Join(names, ", "))
 }
 
-var asap7Merge sync.Mutex
+var (
+	asap7Merge   sync.Mutex
+	asap7Written = map[string]bool{} // the paths this process wrote the merge to
+)
 
 // asap7Liberty writes the merged ASAP7 library in dir/liberty (once: a
-// file already there with the merge's content is kept) and returns its path.
+// file already there with the merge's content is kept, and one this process
+// wrote is not merged again) and returns its path.
 func asap7Liberty(dir string) (string, error) {
 	asap7Merge.Lock()
 	defer asap7Merge.Unlock()
+	path := filepath.Join(dir, "liberty", asap7.Name+".lib")
+	if _, err := os.Stat(path); err == nil && asap7Written[path] {
+		return path, nil
+	}
 	files, _, err := asap7.Files()
 	if err != nil {
 		return "", err
@@ -114,8 +122,8 @@ func asap7Liberty(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cosim: the ASAP7 library: %w", err)
 	}
-	path := filepath.Join(dir, "liberty", asap7.Name+".lib")
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, merged) {
+		asap7Written[path] = true
 		return path, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -124,6 +132,7 @@ func asap7Liberty(dir string) (string, error) {
 	if err := atomicfile.WriteFile(path, merged); err != nil {
 		return "", err
 	}
+	asap7Written[path] = true
 	return path, nil
 }
 
