@@ -46,7 +46,7 @@ func segCRCVectors(t *testing.T, w int, seed uint64) (string, int) {
 			t.Fatal(err)
 		}
 		reg := func(b []byte) uint16 { return ^header.CRC16(b) } // the register after b from 0xFFFF
-		cur, have, open := -1, 0, false                       // the open frame, its bytes so far
+		cur, have, open := -1, 0, false                          // the open frame, its bytes so far
 		for _, b := range beats {
 			crcIn := uint16(r.Uint32()) // nothing open: any register
 			if open {
