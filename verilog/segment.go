@@ -166,3 +166,11 @@ func UnpackSegments(width int, beats []SegBeat) ([][]byte, error) {
 	}
 	return frames, nil
 }
+
+// SegFieldAt is where packet byte off of a packet starting in segment sopSeg
+// of a width-bit segmented beat falls: beat (0 the sop beat, 1 the next, ...)
+// and lane.
+func SegFieldAt(width, sopSeg, off int) (beat, lane int) {
+	at := SegBytes*sopSeg + off
+	return at / (width / 8), at % (width / 8)
+}
