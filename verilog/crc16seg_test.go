@@ -173,8 +173,8 @@ func runSegCRC(t *testing.T, w int, src string) (beats, bad int, log string) {
 var segCRCPlants = []struct{ name, from, to string }{
 	{"the head's CRC from a segment late", "assign from_sop[k]    = 32'(k) >= 2 * 32'(sop_seg_i);",
 		"assign from_sop[k]    = 32'(k) >= 2 * 32'(sop_seg_i) + 2;"},
-	{"the tail's VCRC over the head's bytes", "(^(t[i] & before_vcrc & (one ? from_sop : {NS{1'b1}})));",
-		"(^(t[i] & (one ? before_vcrc & from_sop : before_vcrc | (sop_i ? from_sop : '0))));"},
+	{"the tail's VCRC over the head's bytes", "(^(t[NS*i +: NS] & before_vcrc & (one ? from_sop : {NS{1'b1}})));",
+		"(^(t[NS*i +: NS] & (one ? before_vcrc & from_sop : before_vcrc | (sop_i ? from_sop : '0))));"},
 	{"a packet's register started at lane 0 whatever its sop segment", "assign hsel = hinit[16*sop_seg_i +: 16];",
 		"assign hsel = hinit[15:0];"},
 }
@@ -182,7 +182,8 @@ var segCRCPlants = []struct{ name, from, to string }{
 // TestCRC16Seg co-simulates ibr_crc16_seg (Icarus) at 256 and 512 bits over
 // dense and gapped segmented streams of random frames against header.CRC16:
 // the open packet's register after every beat, and the eop packet's register
-// before its VCRC and its VCRC bytes. Then each of segCRCPlants must fail it.
+// before its VCRC and its VCRC bytes; Verilator's lint and Yosys take it;
+// and each of segCRCPlants must fail it.
 func TestCRC16Seg(t *testing.T) {
 	testtool.Need(t, "iverilog")
 	src, err := rtlFS.ReadFile("rtl/ibr_crc16_seg.sv")
@@ -194,6 +195,34 @@ func TestCRC16Seg(t *testing.T) {
 		t.Logf("w%d: %d beats, %d mismatches", w, beats, bad)
 		if bad != 0 {
 			t.Errorf("w%d: %d mismatches\n%s", w, bad, log)
+		}
+	}
+	// Verilator's lint (-Wall; the package's parameters this module does not
+	// read aside) and Yosys, whose reader the synthesis flow uses, take it.
+	if testtool.Have(t, "verilator") || testtool.Have(t, "yosys") {
+		dir := t.TempDir()
+		lib, err := Library()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(dir, lib); err != nil {
+			t.Fatal(err)
+		}
+		pkg, mod := filepath.Join(dir, PackageFile), filepath.Join(dir, "ibr_crc16_seg.sv")
+		for _, w := range []string{"256", "512"} {
+			if testtool.Have(t, "verilator") {
+				out, err := exec.Command("verilator", "--lint-only", "-Wall", "-Wno-UNUSEDPARAM", "--top-module", "ibr_crc16_seg",
+					"-GDataW="+w, "-I"+dir, filepath.Join(dir, WaiverFile), pkg, mod).CombinedOutput()
+				if err != nil || len(out) > 0 {
+					t.Errorf("verilator --lint-only -Wall at %s bits: %v\n%s", w, err, out)
+				}
+			}
+			if testtool.Have(t, "yosys") {
+				script := fmt.Sprintf("read_verilog -sv -I%s %s %s; chparam -set DataW %s ibr_crc16_seg; hierarchy -check -top ibr_crc16_seg; proc", dir, pkg, mod, w)
+				if out, err := exec.Command("yosys", "-q", "-p", script).CombinedOutput(); err != nil {
+					t.Errorf("yosys at %s bits: %v\n%s", w, err, out)
+				}
+			}
 		}
 	}
 	for _, p := range segCRCPlants {

@@ -46,13 +46,13 @@ module ibr_crc16_seg #(
   // Per bit i: the open register's part, and each slot's contribution.
   logic [15:0]    run;       // crc_i*A^NB
   logic [15:0]    h0;        // 0xFFFF*A^NB (a constant)
-  logic [15:0][NS-1:0] t;   // t[i][k]: bit i of T_k
+  logic [16*NS-1:0] t;      // t[NS*i+k]: bit i of T_k
   for (genvar i = 0; i < 16; i++) begin : gen_bit
     localparam logic [527:0] M = ibr_pkg::vcrc_mask_wide(NB, i);
     assign run[i] = ^(crc_i & M[527:512]);
     assign h0[i]  = ^(16'hffff & M[527:512]);
     for (genvar k = 0; k < NS; k++) begin : gen_slot
-      assign t[i][k] = ^(data_i[DataW-1-32*k -: 32] & M[DataW-1-32*k -: 32]);
+      assign t[NS*i+k] = ^(data_i[DataW-1-32*k -: 32] & M[DataW-1-32*k -: 32]);
     end
   end
 
@@ -88,10 +88,10 @@ module ibr_crc16_seg #(
   assign hsel = hinit[16*sop_seg_i +: 16];
   logic [15:0] full, head, sum;
   for (genvar i = 0; i < 16; i++) begin : gen_sum
-    assign full[i] = run[i] ^ (^t[i]);
-    assign head[i] = hsel[i] ^ (^(t[i] & from_sop));
+    assign full[i] = run[i] ^ (^t[NS*i +: NS]);
+    assign head[i] = hsel[i] ^ (^(t[NS*i +: NS] & from_sop));
     assign sum[i]  = (one ? hsel[i] : run[i]) ^
-                     (^(t[i] & before_vcrc & (one ? from_sop : {NS{1'b1}})));
+                     (^(t[NS*i +: NS] & before_vcrc & (one ? from_sop : {NS{1'b1}})));
   end
   assign crc_o = sop_i ? head : full;
 
