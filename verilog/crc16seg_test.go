@@ -197,8 +197,24 @@ func TestCRC16Seg(t *testing.T) {
 			t.Errorf("w%d: %d mismatches\n%s", w, bad, log)
 		}
 	}
-	// Verilator's lint (-Wall; the package's parameters this module does not
-	// read aside) and Yosys, whose reader the synthesis flow uses, take it.
+	lintAndRead(t, "ibr_crc16_seg")
+	for _, p := range segCRCPlants {
+		if !strings.Contains(string(src), p.from) {
+			t.Fatalf("plant %q: %q not in ibr_crc16_seg.sv", p.name, p.from)
+		}
+		_, bad, _ := runSegCRC(t, 512, strings.Replace(string(src), p.from, p.to, 1))
+		t.Logf("planted %s: %d mismatches", p.name, bad)
+		if bad == 0 {
+			t.Errorf("planted %s: not caught", p.name)
+		}
+	}
+}
+
+// lintAndRead holds module (a library module of DataW 256 or 512) to
+// Verilator's lint (-Wall; the package's parameters it does not read aside)
+// and to Yosys's reader, which the synthesis flow uses, at both widths.
+func lintAndRead(t *testing.T, module string) {
+	t.Helper()
 	if testtool.Have(t, "verilator") || testtool.Have(t, "yosys") {
 		dir := t.TempDir()
 		lib, err := Library()
@@ -208,31 +224,21 @@ func TestCRC16Seg(t *testing.T) {
 		if _, err := Write(dir, lib); err != nil {
 			t.Fatal(err)
 		}
-		pkg, mod := filepath.Join(dir, PackageFile), filepath.Join(dir, "ibr_crc16_seg.sv")
+		pkg, mod := filepath.Join(dir, PackageFile), filepath.Join(dir, module+".sv")
 		for _, w := range []string{"256", "512"} {
 			if testtool.Have(t, "verilator") {
-				out, err := exec.Command("verilator", "--lint-only", "-Wall", "-Wno-UNUSEDPARAM", "--top-module", "ibr_crc16_seg",
+				out, err := exec.Command("verilator", "--lint-only", "-Wall", "-Wno-UNUSEDPARAM", "--top-module", module,
 					"-GDataW="+w, "-I"+dir, filepath.Join(dir, WaiverFile), pkg, mod).CombinedOutput()
 				if err != nil || len(out) > 0 {
-					t.Errorf("verilator --lint-only -Wall at %s bits: %v\n%s", w, err, out)
+					t.Errorf("%s: verilator --lint-only -Wall at %s bits: %v\n%s", module, w, err, out)
 				}
 			}
 			if testtool.Have(t, "yosys") {
-				script := fmt.Sprintf("read_verilog -sv -I%s %s %s; chparam -set DataW %s ibr_crc16_seg; hierarchy -check -top ibr_crc16_seg; proc", dir, pkg, mod, w)
+				script := fmt.Sprintf("read_verilog -sv -I%s %s %s; chparam -set DataW %s %s; hierarchy -check -top %s; proc", dir, pkg, mod, w, module, module)
 				if out, err := exec.Command("yosys", "-q", "-p", script).CombinedOutput(); err != nil {
-					t.Errorf("yosys at %s bits: %v\n%s", w, err, out)
+					t.Errorf("%s: yosys at %s bits: %v\n%s", module, w, err, out)
 				}
 			}
-		}
-	}
-	for _, p := range segCRCPlants {
-		if !strings.Contains(string(src), p.from) {
-			t.Fatalf("plant %q: %q not in ibr_crc16_seg.sv", p.name, p.from)
-		}
-		_, bad, _ := runSegCRC(t, 512, strings.Replace(string(src), p.from, p.to, 1))
-		t.Logf("planted %s: %d mismatches", p.name, bad)
-		if bad == 0 {
-			t.Errorf("planted %s: not caught", p.name)
 		}
 	}
 }

@@ -20,6 +20,7 @@
 //   ibr_pkg           kinds (enums) and the constants the Go model derives
 //   ibr_crc16_bytes   combinational VCRC core over 4 or 8 bytes (IBA Vol. 1 7.8.2)
 //   ibr_crc16_seg     the VCRC over a segmented 256/512-bit beat (docs/rtl.md)
+//   ibr_seg_fields    where a segmented beat holds its two packets' fields
 //   ibr_link_pre      per-port link encoding d and hash multiplier K (spec section 3)
 //   ibr_hash          H(id, d), one bit, for every hash of package hash
 //   ibr_gen_ideal     xoshiro128** with the exact rejection rule (spec section 4)
