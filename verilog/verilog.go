@@ -137,6 +137,10 @@ func (c Config) DataW() int {
 // EmptyBits is the width of the stage's empty ports, log2 of the bytes a beat.
 func (c Config) EmptyBits() int { return bits.Len(uint(c.DataW()/8)) - 1 }
 
+// SegBits is the width of the stage's sop-segment ports, log2 of the 8-byte
+// segments a beat, and 1 at beats of one or two segments (SegW).
+func (c Config) SegBits() int { return max(1, bits.Len(uint(c.DataW()/(8*SegBytes)))-1) }
+
 // DefaultConfig is the thesis's practical variant (refmodel.DefaultConfig):
 // mult0 over the PSN, thesis link encoding, ideal generator, 3-bit count.
 func DefaultConfig() Config {

@@ -116,6 +116,10 @@ module ibr_switch_stage #(
   parameter int                         ShiftQ     = 1,
   // Beat width in bits: 64, 128, 256 or 512.
   parameter int                         DataW      = 64,
+  // Beats shared by two packets (docs/rtl.md, "Segmented beats"): 0, one
+  // packet a beat, in_sop_seg_i ignored and out_sop_seg_o 0. 1 (DataW 256 or
+  // 512 only) is not built yet and refused at elaboration.
+  parameter bit                         Segmented  = 1'b0,
   // Width of the generator state port, rng's StateBits (1 for sender draws,
   // which have none); derived, not set.
   parameter int StateW = (GenKind == ibr_pkg::GenIdeal)   ? 128 :
@@ -127,7 +131,10 @@ module ibr_switch_stage #(
   // Width of the hop field (hop_count, or hop_rand with sender draws); derived.
   parameter int FieldW = (GenKind == ibr_pkg::GenSender) ? SenderL + 1 : CountBits,
   // Width of in_empty_i/out_empty_o, log2 of the bytes a beat; derived.
-  parameter int EmptyW = $clog2(DataW / 8)
+  parameter int EmptyW = $clog2(DataW / 8),
+  // Width of in_sop_seg_i/out_sop_seg_o, log2 of the 8-byte segments a beat
+  // (1 at 64 and 128 bits); derived.
+  parameter int SegW = (DataW > 128) ? $clog2(DataW / 64) : 1
 ) (
   input  wire logic              clk_i,
   input  wire logic              rst_ni,
@@ -148,6 +155,7 @@ module ibr_switch_stage #(
   input  wire logic              in_sop_i,      // the packet's first beat
   input  wire logic              in_eop_i,      // the packet's last beat
   input  wire logic [EmptyW-1:0] in_empty_i,    // unused bytes at the end of the eop beat
+  input  wire logic [SegW-1:0]   in_sop_seg_i,  // Segmented: the sop packet's first segment
   // Egress stream.
   output      logic              out_valid_o,   // out_data_o holds a beat
   input  wire logic              out_ready_i,   // the next stage takes it this cycle
@@ -155,6 +163,7 @@ module ibr_switch_stage #(
   output      logic              out_sop_o,     // the packet's first beat
   output      logic              out_eop_o,     // the packet's last beat
   output      logic [EmptyW-1:0] out_empty_o,   // unused bytes at the end of the eop beat
+  output      logic [SegW-1:0]   out_sop_seg_o, // Segmented: as in_sop_seg_i; else 0
   // Per-packet status, one cycle after the telemetry word leaves (counters, coverage).
   output      logic              stat_valid_o,      // the fields below are this packet's
   output      logic              stat_replace_o,    // the reservoir took this hop
@@ -210,6 +219,15 @@ module ibr_switch_stage #(
   end
   if (EmptyW != $clog2(DataW / 8)) begin : gen_bad_empty
     `IBR_PARAM_ERROR("ibr_switch_stage: EmptyW is derived ($clog2(DataW/8)); do not set it")
+  end
+  if (SegW != ((DataW > 128) ? $clog2(DataW / 64) : 1)) begin : gen_bad_segw
+    `IBR_PARAM_ERROR("ibr_switch_stage: SegW is derived (log2 of the segments a beat); do not set it")
+  end
+  if (Segmented && DataW != 256 && DataW != 512) begin : gen_bad_segmented_width
+    `IBR_PARAM_ERROR("ibr_switch_stage: Segmented needs DataW 256 or 512")
+  end
+  if (Segmented) begin : gen_segmented_not_built
+    `IBR_PARAM_ERROR("ibr_switch_stage: Segmented = 1 (beats shared by two packets) is not built yet")
   end
 
   // ---------------------------------------------------------------------------
@@ -976,6 +994,10 @@ module ibr_switch_stage #(
   assign out_sop_o   = head_sop;
   assign out_eop_o   = eop_q[PipeDepth-1];
   assign out_empty_o = head_empty;
+  // One packet a beat (Segmented = 0): every packet starts at segment 0.
+  assign out_sop_seg_o = '0;
+  logic unused_sop_seg;
+  assign unused_sop_seg = ^in_sop_seg_i;
   assign tel_done    = head_leave && head_tel;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
