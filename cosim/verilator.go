@@ -169,13 +169,15 @@ func beatWidth(cfgs []verilog.Config) (int, error) {
 }
 
 // tbFlags are the testbench's compile-time settings: lanes, and the beat
-// (bytes a beat and its log2, the width of the empty ports).
+// (bytes a beat and its log2, the width of the empty ports, and the width of
+// the sop-segment ports).
 // Wide beats also turn off Verilator's data-flow-graph pass, which splits
 // the wide CRC parities into bit-level temporaries: at 512 bits it writes
 // 22 MB of C++ (three minutes of compiling) where the plain expressions take
 // 0.6 MB.
 func tbFlags(width, lanes int) []string {
-	f := []string{"-CFLAGS", fmt.Sprintf("-DLANES=%d -DBEAT=%d -DEMPTYW=%d", lanes, width/8, bits.Len(uint(width/8))-1)}
+	f := []string{"-CFLAGS", fmt.Sprintf("-DLANES=%d -DBEAT=%d -DEMPTYW=%d -DSEGW=%d", lanes, width/8, bits.Len(uint(width/8))-1,
+		verilog.Config{Width: width}.SegBits())}
 	if width != verilog.DefaultWidth {
 		f = append(f, "-fno-dfg")
 	}
@@ -221,7 +223,7 @@ func (o RunOptions) Validate() error {
 // A Mismatch is one difference the testbench found.
 type Mismatch struct {
 	Index int    // the vector's index in its set
-	What  string // packet, stat, state, extra, extra-stat, deadlock, finish
+	What  string // packet, sop-seg, stat, state, extra, extra-stat, deadlock, finish
 	Got   string
 	Want  string
 }

@@ -77,6 +77,12 @@
 #define EMPTYW 3
 #endif
 static_assert(BEAT % 8 == 0 && (1 << EMPTYW) == BEAT, "BEAT is 2^EMPTYW bytes, whole 64-bit words");
+// SEGW: width of the sop-segment ports, log2 of the 8-byte segments a beat (1
+// at 8 and 16 bytes).
+#ifndef SEGW
+#define SEGW 1
+#endif
+static_assert(SEGW >= 1 && (BEAT <= 16 ? SEGW == 1 : (8 << SEGW) == BEAT), "SEGW is log2(BEAT/8), at least 1");
 
 namespace {
 
@@ -488,6 +494,10 @@ int main(int argc, char** argv) {
           std::snprintf(g, sizeof g, "%016" PRIx64, getBits(top->out_data_o, 8 * BEAT * k + 8 * BEAT - 64, 64));
           fail(l.last_out != UINT64_MAX ? l.last_out : l.first, "extra", g, "none");
         } else {
+          // One packet a beat: every packet starts at segment 0.
+          if (getBits(top->out_sop_o, k, 1) && getBits(top->out_sop_seg_o, SEGW * k, SEGW) != 0) {
+            fail(l.pend_out.front().index, "sop-seg", std::to_string(getBits(top->out_sop_seg_o, SEGW * k, SEGW)), "0");
+          }
           for (int q = 0; q < BEAT / 8; q++) {
             const uint64_t d = getBits(top->out_data_o, 8 * BEAT * k + 8 * BEAT - 64 * (q + 1), 64);
             if (l.outlen + 8 <= sizeof(l.outbuf)) {
