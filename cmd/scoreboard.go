@@ -33,11 +33,12 @@ type scoreboardOptions struct {
 	MaxFail int
 	RTL     string // a user's stage: its file list, with Top
 	Top     string
+	Width   int // beat width in bits (--width); 0 is verilog.DefaultWidth
 	Flags   rtlFlags
 }
 
 var scoreboardOpts = scoreboardOptions{Configs: "flags", Work: "out/scoreboard", Packets: dpi.DefaultRun.Packets, Seed: dpi.DefaultRun.Seed,
-	Chain: dpi.DefaultRun.Chain, Stall: dpi.DefaultRun.Stall, Gap: dpi.DefaultRun.Gap, MaxFail: dpi.DefaultRun.MaxFail, Flags: defaultRTLFlags()}
+	Chain: dpi.DefaultRun.Chain, Stall: dpi.DefaultRun.Stall, Gap: dpi.DefaultRun.Gap, MaxFail: dpi.DefaultRun.MaxFail, Width: verilog.DefaultWidth, Flags: defaultRTLFlags()}
 
 var scoreboardCmd = &cobra.Command{
 	Use:   "scoreboard",
@@ -54,6 +55,12 @@ DPI-C (dpi/src/ibr_dpi_pkg.sv over the C library of ./capi) as each packet
 enters: the model gives every expected byte, a corrupt packet's stomped VCRC
 too. The summary counts the corrupt packets by kind.
 
+--width sets the stage's beat width (its DataW: 64, 128, 256 or 512 bits):
+the testbench cuts each packet into beats of that width under the stage's
+beat rules (one packet per beat, the sop beat from lane 0, in_empty_i the
+unused bytes of the eop beat; docs/rtl.md), with gaps and stalls per beat;
+the packets and the comparison with the model are the same at every width.
+
 It builds the C library (go build -buildmode=c-archive ./capi, so run it in a
 checkout, or give --lib), writes the RTL of the configurations (package
 verilog, as ibreservoir verilog does) with the verification top of package
@@ -67,9 +74,11 @@ from the comparison). docs/testbench.md describes the layers.
 With --rtl FILELIST --top MODULE it checks a user's stage instead of the
 library, as verify --rtl does: the top must have the stage's ports
 (docs/rtl.md) at the configuration the RTL flags (or one --configs name)
-choose, checked before the build.`,
+choose and at --width (in_data_i, out_data_o width bits, in_empty_i and
+out_empty_o log2(width/8)), checked before the build.`,
 	Example: `  ibreservoir scoreboard
   ibreservoir scoreboard --configs mult0_ideal_c3,crc32_lfsr_lut_b16_c4 --packets 100000
+  ibreservoir scoreboard --width 512 --packets 100000
   ibreservoir scoreboard --hash siphash --generator lfsr-lut/b16 --id psn-slid --stall 25% --gap 10%`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
@@ -95,6 +104,7 @@ func init() {
 	fs.StringVar(&scoreboardOpts.RTL, "rtl", "", "check a user's stage instead of the library: its file list (-f file; paths relative to the list), with --top")
 	fs.StringVar(&scoreboardOpts.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &scoreboardOpts.Flags)
+	bindWidthFlag(fs, &scoreboardOpts.Width)
 	rootCmd.AddCommand(scoreboardCmd)
 }
 
@@ -106,6 +116,13 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if err := run.Check(); err != nil {
 		return err
 	}
+	if o.Width == 0 {
+		o.Width = verilog.DefaultWidth
+	}
+	if err := verilog.CheckWidth(o.Width); err != nil {
+		return fmt.Errorf("--width: %w", err)
+	}
+	o.Flags.width = o.Width // the depths a stage takes depend on it
 	cfgs, err := pickConfigs(o.Configs, o.Flags, vectors.RTLMatrix())
 	if err != nil {
 		return fmt.Errorf("--configs: %w", err)
@@ -113,6 +130,7 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if len(cfgs) == 0 {
 		return fmt.Errorf("--configs %q chooses no configuration", o.Configs)
 	}
+	cfgs = withWidth(cfgs, o.Width)
 	if o.Lib != "" {
 		if err := checkLibrary(o.Lib); err != nil {
 			return err
@@ -135,13 +153,18 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 		if err != nil {
 			return fmt.Errorf("--rtl: %w", err)
 		}
-		fmt.Fprintf(w, "building the C library and the Verilator testbench of %s (%s) as %s in %s\n", o.Top, o.RTL, cfgs[0].Name(), o.Work)
+		fmt.Fprintf(w, "building the C library and the Verilator testbench of %s (%s) as %s, %d-bit beats, in %s\n", o.Top, o.RTL, cfgs[0].Name(), o.Width, o.Work)
 		if b, err = dpi.BuildRTL(ctx, filepath.Join(o.Work, "rtl"), u, o.Lib); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s) in %s\n", len(cfgs), o.Work)
-		if b, err = dpi.Build(ctx, o.Work, cfgs, o.Lib); err != nil {
+		// A build per beat width, so that runs at different widths reuse theirs.
+		dir := o.Work
+		if o.Width != verilog.DefaultWidth {
+			dir = filepath.Join(o.Work, fmt.Sprintf("w%d", o.Width))
+		}
+		fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s), %d-bit beats, in %s\n", len(cfgs), o.Width, dir)
+		if b, err = dpi.Build(ctx, dir, cfgs, o.Lib); err != nil {
 			return err
 		}
 	}

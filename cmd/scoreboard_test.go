@@ -20,7 +20,8 @@ import (
 // reduced packet count, and checks its refusals of bad flags.
 func TestScoreboardCommand(t *testing.T) {
 	for _, o := range []scoreboardOptions{{Packets: 0, Chain: 1}, {Packets: 1, Chain: 0}, {Packets: 1, Chain: 1, Stall: 96},
-		{Packets: 1, Chain: 1, Gap: -1}, {Packets: 1, Chain: 1, MaxFail: -1}, {Packets: 1, Chain: 1, Configs: "nosuch"}} {
+		{Packets: 1, Chain: 1, Gap: -1}, {Packets: 1, Chain: 1, MaxFail: -1}, {Packets: 1, Chain: 1, Configs: "nosuch"},
+		{Packets: 1, Chain: 1, Width: 96}} {
 		if o.Configs == "" {
 			o.Configs = "flags"
 		}
@@ -28,6 +29,12 @@ func TestScoreboardCommand(t *testing.T) {
 		if err := runScoreboard(context.Background(), &bytes.Buffer{}, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
+	}
+	// The depths a stage takes follow --width: 16 only at wide beats.
+	deep := scoreboardOptions{Packets: 1, Chain: 1, Configs: "flags", Flags: defaultRTLFlags()}
+	deep.Flags.depth = 16
+	if err := runScoreboard(context.Background(), &bytes.Buffer{}, deep); err == nil || !strings.Contains(err.Error(), "pipeline depth 16") {
+		t.Errorf("--depth 16 at 64-bit beats: %v", err)
 	}
 	testtool.Need(t, "verilator", "go")
 	cache, err := os.UserCacheDir()

@@ -43,12 +43,20 @@ func TestVerifyFlagErrors(t *testing.T) {
 		{[]string{"--width", "100"}, "beat width 100 bits: want one of 64, 128, 256, 512"},
 		{[]string{"--width", "wide"}, `"wide" is not a number of bits`},
 		{[]string{"--width", "512", "--formal"}, "--width 512 with --formal"},
-		{[]string{"--width", "256", "--icarus", "subset"}, "--width 256 with --icarus subset"},
-		{[]string{"--width", "128", "--vectors", "x/stage.bin"}, "--width 128 with --vectors"},
-		{[]string{"--width", "512", "--rtl", "x.f", "--top", "t"}, "--width 512 with --rtl"},
+		{[]string{"--formal", "--configs", "flags", "--hash", "siphash", "--hash-latency", "3"}, "--hash-latency 3 with --formal"},
+		{[]string{"--formal", "--configs", "flags", "--depth", "4"}, "(g) on mult0_ideal_c3_d4: its monitor follows one telemetry word"},
+		{[]string{"--formal", "--configs", "flags", "--depth", "4", "--formal-props", "g,c"}, "at pipeline depth 4 a second one"},
+		{[]string{"--hash", "mult0", "--hash-latency", "3", "--configs", "flags"}, "only SipHash's rounds are pipelined"},
+		{[]string{"--configs", "flags", "--depth", "8"}, "pipeline depth 8: want 2..4 at 64-bit beats"},
+		// Every co-simulation runs at every width: the checks that follow
+		// the width's are reached.
+		{[]string{"--width", "256", "--icarus", "none", "--icarus-random", "5"}, "--icarus-random has no effect with --icarus none"},
+		{[]string{"--width", "256", "--icarus-random", "5"}, "--icarus-random has no effect at --width 256 without --icarus"},
+		{[]string{"--width", "128", "--vectors", "x/stage.bin"}, "manifest.json"},
+		{[]string{"--width", "512", "--rtl", "x.f", "--top", "t"}, "x.f: no such file"},
 	} {
 		o := verifyOptions{Configs: "all", Icarus: "subset", Work: t.TempDir(), Seed: vectors.DefaultSeed,
-			Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, Flags: defaultRTLFlags()}
+			Random: 2000, IcarusRandom: 300, Lanes: 1, Parts: 1, Stall: 7, Gap: 5, MaxFail: 10, Flags: defaultRTLFlags(), SynthLib: verifyOpts.SynthLib}
 		fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
 		bindVerifyFlags(fs, &o)
 		perr := fs.Parse(tc.args)

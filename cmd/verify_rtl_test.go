@@ -34,6 +34,9 @@ func TestVerifyRTLFormalFlagErrors(t *testing.T) {
 		{[]string{"--rtl", list, "--top", "m", "--configs", "mult0_ideal_c3", "--hash", "crc32"}, "--hash has no effect with --configs mult0_ideal_c3"},
 		{[]string{"--rtl", list, "--top", "m", "--icarus", "crc32_ideal_c3"}, "--icarus crc32_ideal_c3 with --rtl"},
 		{[]string{"--rtl", list, "--top", "m"}, "s.f:1: missing.sv: no such file"},
+		// --icarus names the configuration as --configs does, at any width.
+		{[]string{"--rtl", list, "--top", "m", "--configs", "mult0_ideal_c3", "--width", "512", "--icarus", "mult0_ideal_c3"}, "s.f:1: missing.sv: no such file"},
+		{[]string{"--rtl", list, "--top", "m", "--width", "512", "--icarus", "mult0_ideal_c3_w512"}, "s.f:1: missing.sv: no such file"},
 		{[]string{"--rtl", filepath.Join(dir, "none.f"), "--top", "m"}, "none.f: no such file"},
 		{[]string{"--rtl", list, "--top", "not a module"}, "want a module name"},
 		{[]string{"--formal", "--random", "5"}, "--random has no effect with --formal"},

@@ -167,8 +167,8 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 	if err != nil {
 		return err
 	}
-	// The example testbench streams 64-bit beats (cosim.Example).
-	example := !o.All && o.Width == verilog.DefaultWidth
+	// The example testbench of the one configuration, at its beat width.
+	example := !o.All
 	if example {
 		tb, err := cosim.Example(cfgs[0])
 		if err != nil {
@@ -181,10 +181,6 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %d files to %s:\n  %s\n", len(paths), o.Out, strings.Join(paths, "\n  "))
-	if !o.All && !example {
-		fmt.Fprintf(w, "no example testbench: it streams %d-bit beats; co-simulate %d-bit beats with ibreservoir verify --width %d\n",
-			verilog.DefaultWidth, o.Width, o.Width)
-	}
 	if example {
 		fmt.Fprintf(w, "run the example testbench there, on %s's vectors (ibreservoir vectors), with\n  %s\n", cfgs[0].Name(),
 			strings.ReplaceAll(cosim.ExampleCommands("STAGE.hex"), "\n", "\n  "))

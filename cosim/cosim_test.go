@@ -212,26 +212,7 @@ func TestCorruptVector(t *testing.T) {
 func TestCorruptRTL(t *testing.T) {
 	testtool.Need(t, "verilator")
 	c := verilog.DefaultConfig()
-	files, err := Sources([]verilog.Config{c}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := 0
-	for i, f := range files {
-		if f.Name == verilog.PackageFile {
-			files[i].Data = bytes.Replace(f.Data, []byte("32'd1846571429"), []byte("32'd1846571428"), 1)
-			if !bytes.Equal(files[i].Data, f.Data) {
-				edited++
-			}
-		}
-	}
-	if edited != 1 {
-		t.Fatal("the mult0 constant is not in ibr_pkg.sv")
-	}
-	m, err := buildFiles(context.Background(), workDir(t, "corrupt-rtl"), files, []verilog.Config{c}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := buildPlanted(t, "corrupt-rtl", c, verilog.PackageFile, "32'd1846571429", "32'd1846571428")
 	set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 7), Seed: 7, Random: 500})
 	if err != nil {
 		t.Fatal(err)
@@ -490,18 +471,7 @@ func TestPlantedOffByOne(t *testing.T) {
 		if r := runs[c.Name()]; r != nil {
 			return r
 		}
-		set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hexFile := filepath.Join(t.TempDir(), "stage.hex")
-		if err := writeFile(hexFile, set.WriteHex); err != nil {
-			t.Fatal(err)
-		}
-		files, err := verilog.Files(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		set, hexFile, files := icarusInputs(t, c, 21, 0)
 		r := &run{c: c, set: set, hex: hexFile, files: files}
 		res, err := runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors), 0)
 		if err != nil {

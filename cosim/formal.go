@@ -25,13 +25,22 @@ type Property struct {
 	ID        string // a..e
 	Define    string
 	Statement string
-	// Induction: the property is stated on the registers it follows, so that
-	// k-induction can close; the others follow words through the stream and
-	// are checked to a bounded depth.
+	// Induction: the property is stated on the registers it follows, or
+	// carries the strengthening invariants that tie what it follows to them,
+	// so that k-induction closes; the others are checked to a bounded depth.
 	Induction bool
+	// Stream: the property follows words through the skid buffer and the
+	// pipeline, and its bounded check (the base of its induction) runs ABC's
+	// bmc3, which reaches in seconds depths z3 does not reach in hours.
+	Stream bool
 	// Depth is the property's default bounded depth (FormalOptions.Depth 0
 	// takes it): the deepest that completes in minutes (docs/rtl.md).
 	Depth int
+	// CoverDepth, when above the bounded depth, is the depth its covers are
+	// searched to: (b)'s bounded check is the base of its induction alone
+	// (k clocks; each further clock multiplies CryptoMiniSat's time), and its
+	// covers, a cheap z3 search, need one clock more.
+	CoverDepth int
 	// Cut names what the property does not depend on, which the check
 	// replaces by free values (Yosys cutpoint): sound, since a safety property
 	// that holds for any values there holds for the values the logic makes,
@@ -39,9 +48,9 @@ type Property struct {
 	// the CRC trees where they cannot matter.
 	Cut []string
 	// CRC: the property follows the CRC-16 trees, whose XOR equivalences
-	// neither z3 nor ABC's bmc3 decides in hours; its bounded check runs
-	// CryptoMiniSat (Gaussian elimination over the XORs) on the design
-	// unrolled by ABC.
+	// neither z3 nor ABC's bmc3 decides in hours; its bounded check and its
+	// induction step run CryptoMiniSat (Gaussian elimination over the XORs)
+	// on the design unrolled by ABC (cmsBMC, cmsInduction).
 	CRC bool
 	// Lemma names a combinational module the property rests on, proved
 	// first for every input (an assert that must hold: its check is complete).
@@ -90,30 +99,21 @@ var (
 // Properties are the seven properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Depth: 14, Cut: concat(cutHash, cutGen, cutCRC), Bounded: boundedStream},
+		Induction: true, Stream: true, Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Depth: 6, Cut: concat(cutHash, cutGen), CRC: true, Bounded: boundedCRC, Lemma: "ibr_crc16_bytes_lemma",
+		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
 		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Depth: 14, Cut: concat(cutHash, cutCRC), Bounded: boundedStream},
+		Induction: true, Stream: true, Depth: 14, Cut: concat(cutHash, cutCRC)},
 	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
 		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
 	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
 		Depth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 }
-
-// Why the stream properties are bounded: each follows a word or a packet
-// through the skid buffer and the pipeline, and no invariant yet ties the
-// followed word to its slot, so k-induction does not close; the depth bounds
-// the frames the check reaches (the environment admits every length).
-const (
-	boundedStream = "it follows a word through the stream, and no invariant ties that word to its pipeline slot, so induction does not close"
-	boundedCRC    = "it follows each packet's CRC-16 through both directions' trees, and no invariant ties the monitor's CRC registers to the stage's, so induction does not close"
-)
 
 func concat(lists ...[]string) []string {
 	var out []string
@@ -151,14 +151,20 @@ type FormalOptions struct {
 }
 
 // DefaultFormal are the depths of `verify --formal`: each property's own
-// bounded depth (Property.Depth: 24 clocks, reset and three of the shortest
-// packets with stalls, for (c) and (d); 10 for (f), the base of its induction
-// and its covers; 14 for the stream properties, the deepest ABC's bmc3
-// reaches in minutes: reset, a shortest BTH packet and a longer one, with
-// stalls; 6 for (b), reset and the shortest packets (LNH 0 or 1) with stalls,
-// which CryptoMiniSat takes minutes through, where 7, the first depth at
-// which a BTH packet's VCRC word leaves, takes about a quarter of an hour);
-// k = 4 induction closes (c), (d) and (f).
+// bounded depth (Property.Depth), which is the base of its k = 4 induction
+// (every property takes induction, so each is proved for every frame length
+// when its induction closes) and the depth its covers must be reached in:
+// 24 clocks, reset and three of the shortest packets with stalls, for (c)
+// and (d); 10 for (f) and (g); 14 for the stream properties (a) and (e),
+// reset, a shortest BTH packet and a longer one with stalls, which ABC's
+// bmc3 checks in about a minute; 4 for (b), k, the base of its induction
+// alone (reset and the first words of the shortest packets), which
+// CryptoMiniSat decides in about two minutes where each further clock
+// multiplies its time (6 took 3-5 minutes, 7, the first depth at which a BTH
+// packet's VCRC word leaves, about a quarter of an hour); its covers are
+// searched to 5 (Property.CoverDepth), where the shortest packets, sound
+// and corrupt, leave. With the induction closed the proof covers every
+// length whatever the depth.
 var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.
@@ -223,17 +229,19 @@ var (
 // lib (verilog.Library, or a test's patched copy), with Yosys's formal flows:
 //
 //   - the property's lemma (Property.Lemma), proved for every input;
-//   - a bounded model check to o.Depth: for the properties that take
-//     k-induction, yosys-smtbmc with z3; for the stream properties, ABC's
+//   - a bounded model check to o.Depth: for the register-level properties,
+//     yosys-smtbmc with z3; for the stream properties (Stream), ABC's
 //     bmc3 (yosys-abc) on the design written as AIGER (assumptions as AIGER
 //     constraints), which reaches in seconds depths z3 does not reach in
 //     hours, or for a CRC property CryptoMiniSat on that design unrolled;
 //     a counterexample ABC finds is replayed by Yosys's simulator, which
 //     names the failing assertion and its step and writes the VCD;
-//   - for the properties that take it, k-induction with k = o.Induction;
+//   - for the properties that take it, k-induction with k = o.Induction
+//     (yosys-smtbmc with z3; for a CRC property, CryptoMiniSat on ABC's
+//     unrolling from a free state, cmsInduction);
 //   - the property's cover statements (yosys-smtbmc, z3), each of which must
-//     be reached within o.Depth (a property that holds only vacuously proves
-//     nothing).
+//     be reached within o.Depth, or the property's CoverDepth if more (a
+//     property that holds only vacuously proves nothing).
 //
 // A counterexample is a result (Failed), not an error; the error is for runs
 // that could not be made.
@@ -305,7 +313,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		"dffunmap", "abc -g AND -fast", "opt_clean"}
 	aigPrep := append(append([]string{}, script...), aigPasses...)
 	script = append(script, smt2...)
-	if !p.Induction {
+	// The bounded check runs z3 on the SMT-LIB model for the register-level
+	// properties, ABC (bmc3, or CryptoMiniSat for a CRC property) on the
+	// AIGER file for the others.
+	z3Base := p.Induction && !p.Stream && !p.CRC
+	if !z3Base {
 		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
 	t0 := time.Now()
@@ -356,7 +368,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.Trace = filepath.Join(dir, "counterexample.vcd")
 	var out string
 	ok := true
-	if p.Induction {
+	if z3Base {
 		out, ok, err = smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
 	} else {
 		witness := filepath.Join(dir, "counterexample.aiw")
@@ -411,7 +423,15 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.BMCTime = time.Since(t1)
 	if p.Induction {
 		t2 := time.Now()
-		if _, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction)); err != nil {
+		if p.CRC {
+			ok, err = cmsInduction(ctx, dir, aig, o.Induction)
+			if err != nil {
+				err = fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
+			}
+		} else {
+			_, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction))
+		}
+		if err != nil {
 			return nil, err
 		}
 		r.InductionTime = time.Since(t2)
@@ -419,7 +439,8 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 			r.Proved, r.Depth = true, o.Induction
 		}
 	}
-	out, ok, err = smtbmc("-c", "-t", strconv.Itoa(o.Depth))
+	coverDepth := max(o.Depth, p.CoverDepth)
+	out, ok, err = smtbmc("-c", "-t", strconv.Itoa(coverDepth))
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +450,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		if m := reUnreached.FindStringSubmatch(out); m != nil {
 			where = "cover " + filepath.Base(m[1]) + " unreached"
 		}
-		return nil, fmt.Errorf("cosim: %s (%s): %s within %d clocks: the property would hold vacuously", c.Module(), p.ID, where, o.Depth)
+		return nil, fmt.Errorf("cosim: %s (%s): %s within %d clocks: the property would hold vacuously", c.Module(), p.ID, where, coverDepth)
 	}
 	r.Time = time.Since(t0)
 	return r, nil
@@ -495,6 +516,77 @@ func cmsBMC(ctx context.Context, dir, aig string, depth int) (bool, error) {
 		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
 	}
 	return cmsUnsat(ctx, dir, cnf)
+}
+
+// cmsInduction checks the induction step of the AIGER file aig with
+// CryptoMiniSat, as yosys-smtbmc -i -t k does with z3: ABC unrolls k+1
+// frames from a free state (frames without -i, then comb: the first frame's
+// registers become free inputs), each frame's bad state under the
+// assumptions up to it (fold, orpos), and the miter is "no assertion fails
+// in frames 0..k-1 and one fails in frame k", written as CNF (ABC maps the
+// XORs of the CRC trees to XOR clauses, which CryptoMiniSat's Gaussian
+// elimination decides); true if it is unsatisfiable: the asserts, the
+// property's strengthening invariants among them, are k-inductive. (The
+// unrolled network is written as BLIF, the one text format ABC reads back,
+// and the miter's AND is added to it.)
+func cmsInduction(ctx context.Context, dir, aig string, k int) (bool, error) {
+	unrolled, ind, cnf := filepath.Join(dir, "ind.blif"), filepath.Join(dir, "ind_miter.blif"), filepath.Join(dir, "ind.cnf")
+	cmds := fmt.Sprintf("read_aiger %s; fold; strash; orpos; frames -F %d; comb; write_blif %s", aig, k+1, unrolled)
+	if out, err := runTool(ctx, dir, "yosys-abc", "-c", cmds); err != nil {
+		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
+	}
+	b, err := os.ReadFile(unrolled)
+	if err != nil {
+		return false, err
+	}
+	m, err := inductionMiter(string(b), k+1)
+	if err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(ind, []byte(m), 0o644); err != nil {
+		return false, err
+	}
+	if out, err := runTool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_blif %s; strash; write_cnf %s", ind, cnf)); err != nil {
+		return false, fmt.Errorf("yosys-abc on the induction miter: %w\n%s", err, tail(out, 30))
+	}
+	return cmsUnsat(ctx, dir, cnf)
+}
+
+// inductionMiter rewrites the BLIF of ABC's unrolled network, whose first n
+// outputs are the frames' bad states in frame order (the rest, the last
+// frame's register inputs, are dropped), into a network whose one output is
+// "the last frame's bad state, and none before it".
+func inductionMiter(blif string, n int) (string, error) {
+	i := strings.Index(blif, "\n.outputs ")
+	if i < 0 {
+		return "", fmt.Errorf("cosim: the unrolled network has no .outputs line")
+	}
+	j := i + 1
+	for { // the line and its continuations (a trailing backslash)
+		e := strings.IndexByte(blif[j:], '\n')
+		if e < 0 {
+			return "", fmt.Errorf("cosim: the unrolled network's .outputs line does not end")
+		}
+		j += e + 1
+		if !strings.HasSuffix(strings.TrimRight(blif[i+1:j-1], " "), "\\") {
+			break
+		}
+	}
+	names := strings.Fields(strings.ReplaceAll(strings.TrimPrefix(blif[i+1:j], ".outputs"), "\\", " "))
+	if len(names) < n {
+		return "", fmt.Errorf("cosim: the unrolled network has %d outputs, want at least %d frames' bad states", len(names), n)
+	}
+	for f, name := range names[:n] { // ABC names frame f's copy of an output <name>_<f>
+		if !strings.HasSuffix(name, fmt.Sprintf("_%02d", f)) {
+			return "", fmt.Errorf("cosim: the unrolled network's output %d is %q, not frame %d's bad state", f, name, f)
+		}
+	}
+	end := strings.LastIndex(blif, "\n.end")
+	if end < j {
+		return "", fmt.Errorf("cosim: the unrolled network has no .end")
+	}
+	gate := fmt.Sprintf("\n.names %s ibr_ind_bad\n%s1 1", strings.Join(names[:n], " "), strings.Repeat("0", n-1))
+	return blif[:i+1] + ".outputs ibr_ind_bad\n" + blif[j:end] + gate + blif[end:], nil
 }
 
 // hashLemmaKinds are the hashes ibr_spec.svh restates from docs/spec.md, for

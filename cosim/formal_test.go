@@ -4,6 +4,7 @@ package cosim
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,14 +26,14 @@ import (
 var testFormal = FormalOptions{Depth: 12, Induction: 4}
 
 // testFormalOptions are testFormal, but for (b), whose CRC trees CryptoMiniSat
-// takes about 3 minutes through at 6 clocks (10 under heavy load) and 15-25 at
-// 7: 6 clocks (verify --formal's depth) hold reset and the shortest packets (2
-// words, LNH 0 or 1) through the stage with stalls; a packet with a BTH
-// leaves its VCRC word at step 6 at the earliest.
+// takes minutes through at 6 clocks and 15-25 at 7: its own depth, 4 clocks
+// (the base of its k = 4 induction, which covers every length), and its
+// covers to 5 (Property.CoverDepth: a packet leaving sound, one stomped for
+// its VCRC, one for its PktLen; the shortest packets, 2 words, LNH 0 or 1).
 func testFormalOptions(p Property) FormalOptions {
 	o := testFormal
 	if p.CRC {
-		o.Depth = 6
+		o.Depth = p.Depth
 	}
 	return o
 }
@@ -43,7 +44,7 @@ func testFormalConfig(p Property) verilog.Config {
 		return c
 	}
 	c.Hash = hash.New(hash.Parity)
-	if !p.Induction {
+	if p.Stream || p.CRC {
 		c.Generator, c.CountBits, c.SenderL = refmodel.GeneratorSender, 0, 3
 	}
 	return c
@@ -54,49 +55,66 @@ func needFormal(t *testing.T) {
 	testtool.Need(t, "yosys", "yosys-smtbmc", "z3", "yosys-abc", "cryptominisat5")
 }
 
-// formalPlants are the deliberately broken copies of ibr_switch_stage.sv, one per
-// property: the line replaced, and what replaces it.
-var formalPlants = map[string][2]string{
-	// (a) DestQP's low bit is cleared as the telemetry word leaves.
-	"a": {"assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:0]} : head_data;",
-		"assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:1], 1'b0} : head_data;"},
-	// (b) The outgoing VCRC starts from the wrong register value.
-	"b": {"assign crc_base = head_sop ? 16'hffff : crc_q;", "assign crc_base = head_sop ? 16'hfffe : crc_q;"},
+// formalPlants are the deliberately broken copies of ibr_switch_stage.sv, one
+// or more per property: the line replaced, and what replaces it.
+var formalPlants = map[string][][2]string{
+	"a": {
+		// DestQP's low bit is cleared as the telemetry word leaves.
+		{"assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:0]} : head_data;",
+			"assign edited = head_tel ? {head_data[63:32], byte4_new, head_data[23:1], 1'b0} : head_data;"},
+		// BTH byte 4's FECN bit, outside the telemetry bits, is flipped when
+		// the reservoir takes the hop.
+		{"assign byte4_new = replace ? {byte4_q[7:FieldW+2], hash_q",
+			"assign byte4_new = replace ? {~byte4_q[7], byte4_q[6:FieldW+2], hash_q"},
+	},
+	"b": {
+		// The outgoing VCRC starts from the wrong register value.
+		{"assign crc_base = head_sop ? 16'hffff : crc_q;", "assign crc_base = head_sop ? 16'hfffe : crc_q;"},
+		// A corrupt packet is laundered: it leaves with a fresh VCRC.
+		{"(head_bad ? 16'h0000 : 16'hffff)", "16'hffff"},
+	},
 	// (c) The hop count wraps from 2^b-1 to 0.
-	"c": {"assign field_new = saturated ? field_in : field_in + FieldW'(1);", "assign field_new = field_in + FieldW'(1);"},
+	"c": {{"assign field_new = saturated ? field_in : field_in + FieldW'(1);", "assign field_new = field_in + FieldW'(1);"}},
 	// (d) The reservoir takes the hop on a non-zero draw.
-	"d": {"assign replace   = zero_q;", "assign replace   = !zero_q;"},
+	"d": {{"assign replace   = zero_q;", "assign replace   = !zero_q;"}},
 	// (f) The hash takes its id from the wrong bytes: BTH bytes 8-10 (the
 	// reserved byte and the PSN's upper two bytes), not 9-11.
-	"f": {"assign psn = iw_data[55:32];", "assign psn = iw_data[63:40];"},
+	"f": {{"assign psn = iw_data[55:32];", "assign psn = iw_data[63:40];"}},
 	// (g) The congested bit is sampled with the telemetry word, not the sop word.
-	"g": {"dec_cong_q   <= sop_cong_q;", "dec_cong_q   <= iw_cong;"},
-	// (e) The skid buffer never holds a word: one offered while slot 0 is full is lost.
-	"e": {"end else if (in_valid_i && !accept[0]) begin", "end else if (1'b0) begin"},
+	"g": {{"dec_cong_q   <= sop_cong_q;", "dec_cong_q   <= iw_cong;"}},
+	"e": {
+		// The skid buffer never holds a word: one offered while slot 0 is
+		// full is lost (dropped).
+		{"end else if (in_valid_i && !accept[0]) begin", "end else if (1'b0) begin"},
+		// The skid buffer keeps its word after slot 0 takes it, and offers
+		// it again (duplicated).
+		{"skid_v_q <= 1'b0;", "skid_v_q <= 1'b1;"},
+	},
 }
 
-// plant returns the library with property id's planted bug.
-func formalPlant(t *testing.T, id string) []verilog.File {
+// formalPlant returns the library with the i-th planted bug of property id.
+func formalPlant(t *testing.T, id string, i int) []verilog.File {
 	t.Helper()
 	lib, err := verilog.Library()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ok := formalPlants[id]
-	if !ok {
-		t.Fatalf("no planted bug for property (%s)", id)
+	ps := formalPlants[id]
+	if i >= len(ps) {
+		t.Fatalf("no planted bug %d for property (%s)", i, id)
 	}
-	lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", p[0], p[1])
+	lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", ps[i][0], ps[i][1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	return lib
 }
 
-// TestFormalProofs: the register-level properties, (c) and (d), are proved
-// by k-induction on the test configuration, the stream properties (a), (b)
-// and (e) hold to their test depths (ABC's bmc3; CryptoMiniSat for (b),
-// after its lemma is proved), and each reaches its covers.
+// TestFormalProofs: every property is proved by k-induction on its test
+// configuration, after its bounded check to the test depth (z3 for the
+// register-level properties; ABC's bmc3 for the stream properties (a) and
+// (e); CryptoMiniSat for (b), after its lemma is proved, whose induction
+// CryptoMiniSat decides as well), and each reaches its covers.
 func TestFormalProofs(t *testing.T) {
 	needFormal(t)
 	lib, err := verilog.Library()
@@ -114,31 +132,40 @@ func TestFormalProofs(t *testing.T) {
 			}
 			t.Logf("%s (%s): %s, %d covers, %.1f s", r.Config, p.ID, r.Status(), r.Covers, r.Time.Seconds())
 			if r.Failed || r.Covers == 0 || r.Proved != p.Induction || r.Depth != map[bool]int{true: o.Induction, false: o.Depth}[p.Induction] {
-				t.Errorf("%s (%s): %s, %d covers; want it proved (c, d) or bounded to %d clocks (a, b, e)", r.Config, p.ID, r.Status(), r.Covers, o.Depth)
+				t.Errorf("%s (%s): %s, %d covers; want it proved (k-induction, k=%d)", r.Config, p.ID, r.Status(), r.Covers, o.Induction)
 			}
 		})
 	}
 }
 
-// TestFormalPlantedBugs: each property fails on the RTL copy with its
-// planted bug, naming the step of the counterexample; the counterexamples
+// TestFormalPlantedBugs: each property fails on the RTL copy with each of
+// its planted bugs, naming the step of the counterexample ((b) checked to 5
+// clocks, where the first VCRC word leaves: at its own depth, 4, the base of
+// its induction, a bug leaves the induction open instead); the counterexamples
 // ABC finds replay in Yosys's simulator (every value the environment chooses
 // is an input port, so the witness carries it).
 func TestFormalPlantedBugs(t *testing.T) {
 	needFormal(t)
 	dir := workDir(t, "formal")
 	for _, p := range Properties {
-		t.Run(p.ID, func(t *testing.T) {
-			t.Parallel()
-			r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", p.ID), formalPlant(t, p.ID), testFormalConfig(p), p, testFormalOptions(p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s (%s) planted: %s, %.1f s", r.Config, p.ID, r.Status(), r.Time.Seconds())
-			if !r.Failed || r.Step == 0 {
-				t.Errorf("%s (%s): the planted bug %q passed: %s", r.Config, p.ID, formalPlants[p.ID][1], r.Status())
-			}
-		})
+		for i, plant := range formalPlants[p.ID] {
+			name := fmt.Sprintf("%s%d", p.ID, i)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				o := testFormalOptions(p)
+				if p.CRC { // a counterexample needs a VCRC word out: 5 clocks
+					o.Depth = p.CoverDepth
+				}
+				r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", name), formalPlant(t, p.ID, i), testFormalConfig(p), p, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s (%s) planted %q: %s, %.1f s", r.Config, p.ID, plant[1], r.Status(), r.Time.Seconds())
+				if !r.Failed || r.Step == 0 {
+					t.Errorf("%s (%s): the planted bug %q passed: %s", r.Config, p.ID, plant[1], r.Status())
+				}
+			})
+		}
 	}
 }
 
@@ -227,5 +254,72 @@ func TestFormalInterrupt(t *testing.T) {
 	_, err = CheckProperty(ctx, filepath.Join(workDir(t, "formal"), "interrupt"), lib, testFormalConfig(Properties[0]), Properties[0], testFormal)
 	if !Interrupted(err) {
 		t.Errorf("cancelled check: error %v, want an interrupt", err)
+	}
+}
+
+// TestInductionMiter: the induction miter keeps the frames' bad states, in
+// frame order, as "none before the last, the last" (the one output), and
+// drops the other outputs; a network with too few outputs, or outputs out of
+// frame order, is an error.
+func TestInductionMiter(t *testing.T) {
+	blif := ".model m\n.inputs a b\n.outputs miter_00 miter_01 \\\nmiter_02 li000\n.names a miter_00\n1 1\n" +
+		".names b miter_01\n1 1\n.names a b miter_02\n11 1\n.names a li000\n0 1\n.end\n"
+	got, err := inductionMiter(blif, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ".model m\n.inputs a b\n.outputs ibr_ind_bad\n.names a miter_00\n1 1\n.names b miter_01\n1 1\n" +
+		".names a b miter_02\n11 1\n.names a li000\n0 1\n.names miter_00 miter_01 miter_02 ibr_ind_bad\n001 1\n.end\n"
+	if got != want {
+		t.Errorf("inductionMiter:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := inductionMiter(blif, 5); err == nil || !strings.Contains(err.Error(), "4 outputs") {
+		t.Errorf("5 frames of a 4-output network: error %v, want one naming its 4 outputs", err)
+	}
+	if _, err := inductionMiter(strings.Replace(blif, "miter_00 miter_01", "miter_01 miter_00", 1), 3); err == nil {
+		t.Error("outputs out of frame order: no error")
+	}
+	if _, err := inductionMiter(".model m\n.end\n", 1); err == nil {
+		t.Error("a network without outputs: no error")
+	}
+}
+
+// formalOpen are strengthening invariants, one per property proved with
+// them, whose removal leaves the property true (its bounded check passes)
+// but its induction open: the induction checks what it claims, and the
+// invariants carry the proofs.
+var formalOpen = map[string]string{
+	// (b): within a packet, the egress monitor's running CRC is the stage's.
+	"b": "        if (f_out_mid) assert (crc_q == f_out_crc);\n",
+	// (e): the last word taken is never a telemetry word that has left.
+	"e": "        assert (f_since_tel != 11'd0 || f_held != 8'd0);\n",
+}
+
+// TestFormalInductionOpen: without one of its strengthening invariants, (b)
+// (CryptoMiniSat's induction) and (e) (z3's) hold to their bounded depth but
+// are not proved.
+func TestFormalInductionOpen(t *testing.T) {
+	needFormal(t)
+	for _, id := range []string{"b", "e"} {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			p, _ := PropertyByID(id)
+			lib, err := verilog.Library()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", formalOpen[id], ""); err != nil {
+				t.Fatal(err)
+			}
+			o := testFormalOptions(p)
+			r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "open", id), lib, testFormalConfig(p), p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (%s) without %q: %s, %.1f s", r.Config, id, strings.TrimSpace(formalOpen[id]), r.Status(), r.Time.Seconds())
+			if r.Failed || r.Proved {
+				t.Errorf("%s (%s) without an invariant: %s; want it bounded only (the induction open)", r.Config, id, r.Status())
+			}
+		})
 	}
 }

@@ -4,13 +4,10 @@ package cosim
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"ibreservoir/header"
 	"ibreservoir/internal/testtool"
-	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -40,18 +37,7 @@ const (
 func TestPlantedS1x5(t *testing.T) {
 	testtool.Need(t, "iverilog", "vvp")
 	c := verilog.DefaultConfig()
-	set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 21), Seed: 21})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexFile := filepath.Join(t.TempDir(), "stage.hex")
-	if err := writeFile(hexFile, set.WriteHex); err != nil {
-		t.Fatal(err)
-	}
-	files, err := verilog.Files(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, hexFile, files := icarusInputs(t, c, 21, 0)
 	run := func(files []verilog.File) (*Result, error) {
 		return runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors), 0)
 	}

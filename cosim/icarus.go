@@ -46,9 +46,11 @@ func hexLayout() []string {
 // Example returns ibr_example_tb.sv, the self-checking example testbench of
 // configuration c in plain SystemVerilog: it reads a stage.hex file of
 // `ibreservoir vectors` (+hex=FILE; streamed, so memory stays flat),
-// drives c's wrapper with every packet (loading the generator state where a
-// vector says so), holds out_ready_i low at random (+stall=N, +seed=N), and
-// checks every output byte, status bit and generator state. It runs in Icarus
+// drives c's wrapper with every packet, cut into beats of c's width (its
+// DataW; the file's 64-bit words packed DataW/64 to a beat), loading the
+// generator state where a vector says so, holds out_ready_i low at random
+// (+stall=N, +seed=N), and checks every output byte, status bit and
+// generator state. It runs in Icarus
 // Verilog and in Verilator (docs/rtl.md gives the one command of each), and
 // is the harness of RunIcarus.
 func Example(c verilog.Config) ([]byte, error) { return exampleOf(c, c.Module()) }
@@ -58,10 +60,6 @@ func Example(c verilog.Config) ([]byte, error) { return exampleOf(c, c.Module())
 func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
-	}
-	if c.DataW() != verilog.DefaultWidth {
-		return nil, fmt.Errorf("cosim: the example testbench streams %d-bit beats; %s has %d-bit beats (co-simulate it with verify --width %d)",
-			verilog.DefaultWidth, c.Name(), c.DataW(), c.DataW())
 	}
 	layout := hexLayout()
 	var b bytes.Buffer
@@ -73,7 +71,8 @@ func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "//\n// Each prints PASS (exit 0) or the mismatches by vector index and FAIL (non-zero exit).\n")
 	b.WriteString("`default_nettype none\n\nmodule ibr_example_tb;\n")
-	fmt.Fprintf(&b, "  // The configuration's widths.\n  localparam int StateW = %d;\n  localparam int FieldW = %d;\n", c.StateBits(), c.FieldBits())
+	fmt.Fprintf(&b, "  // The configuration's widths: the beat (DataW), the generator state, the hop field.\n")
+	fmt.Fprintf(&b, "  localparam int DataW = %d;\n  localparam int StateW = %d;\n  localparam int FieldW = %d;\n", c.DataW(), c.StateBits(), c.FieldBits())
 	fmt.Fprintf(&b, "  // The stage.hex format (docs/rtl.md): 64-bit words, its first line, its flags.\n")
 	fmt.Fprintf(&b, "  localparam int MaxStateBits = %d;\n  localparam int MaxPacket = %d;\n",
 		vectors.MaxStateBits, vectors.MaxPacket)

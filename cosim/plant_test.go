@@ -4,8 +4,11 @@ package cosim
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
+	"ibreservoir/header"
+	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -27,4 +30,31 @@ func buildPlanted(t *testing.T, dir string, c verilog.Config, file, old, bug str
 		t.Fatal(err)
 	}
 	return m
+}
+
+// icarusInputs is what every Icarus run of the example testbench starts
+// from: the model's stage vectors of c (the directed ones and random more,
+// from seed) written as the testbench's hex file, and c's RTL files.
+func icarusInputs(t *testing.T, c verilog.Config, seed uint64, random int) (*vectors.StageSet, string, []verilog.File) {
+	t.Helper()
+	set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, seed), Seed: seed, Random: random})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := verilog.Files(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, writeHex(t, set), files
+}
+
+// writeHex writes set as the example testbench's hex file in a temporary
+// directory and returns its path.
+func writeHex(t *testing.T, set *vectors.StageSet) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "stage.hex")
+	if err := writeFile(path, set.WriteHex); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

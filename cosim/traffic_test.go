@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ibreservoir/header"
 	"ibreservoir/internal/testtool"
-	"ibreservoir/vectors"
 	"ibreservoir/verilog"
 )
 
@@ -45,18 +43,7 @@ var trafficPlants = []struct {
 func TestPlantedTrafficBugs(t *testing.T) {
 	testtool.Need(t, "iverilog", "vvp")
 	c := verilog.DefaultConfig()
-	set, err := vectors.GenerateStage(vectors.StageConfig{Model: c.ModelConfig(header.LNHLocal, 23), Seed: 23, Random: 128})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hexFile := filepath.Join(t.TempDir(), "stage.hex")
-	if err := writeFile(hexFile, set.WriteHex); err != nil {
-		t.Fatal(err)
-	}
-	files, err := verilog.Files(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, hexFile, files := icarusInputs(t, c, 23, 128)
 	res, err := runIcarusFiles(context.Background(), t.TempDir(), c, files, hexFile, len(set.Vectors), 5)
 	if err != nil {
 		t.Fatal(err)

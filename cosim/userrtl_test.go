@@ -154,6 +154,31 @@ func TestCheckPorts(t *testing.T) {
 	if err := u.CheckPorts(ctx, filepath.Join(dir, "ports")); err == nil || !strings.Contains(err.Error(), "port stat_field_o is 4 bits: want 3") {
 		t.Errorf("a c4 stage checked as c3: %v", err)
 	}
+	// Another beat width: the data and empty ports follow DataW and EmptyW.
+	// The 64-bit wrapper checked as a 512-bit stage names each of the four;
+	// the 512-bit wrapper passes.
+	w512 := c
+	w512.Width = 512
+	dir = t.TempDir()
+	list = writeLib(t, dir, c, nil)
+	if u, err = LoadUserRTL(list, c.Module(), w512); err != nil {
+		t.Fatal(err)
+	}
+	err = u.CheckPorts(ctx, filepath.Join(dir, "ports"))
+	for _, want := range []string{"port in_data_i is 64 bits: want 512", "port out_data_o is 64 bits: want 512",
+		"port in_empty_i is 3 bits: want 6", "port out_empty_o is 3 bits: want 6"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a 64-bit stage checked as a 512-bit one: %v, want %q", err, want)
+		}
+	}
+	dir = t.TempDir()
+	list = writeLib(t, dir, w512, nil)
+	if u, err = LoadUserRTL(list, w512.Module(), w512); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.CheckPorts(ctx, filepath.Join(dir, "ports")); err != nil {
+		t.Errorf("the 512-bit wrapper checked as itself: %v", err)
+	}
 }
 
 // TestVerifyUserRTL co-simulates a copy of the library as a user's stage,

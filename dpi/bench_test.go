@@ -87,20 +87,35 @@ func verilatorRoot() string {
 
 // BenchmarkTestbench runs the whole Verilator testbench (random packets,
 // the RTL, the DPI scoreboard) on b.N packets of the default configuration,
-// with the command's default stalls and gaps, and reports the packets checked
-// per second of simulation, per CPU-second of it (every thread of the process:
-// the rate a core gives it when other work shares the machine) and the clock
-// cycles per packet.
+// with the command's default stalls and gaps, at 64-bit beats (w64) and at
+// 512 (w512: the same mix of packets cut into 512-bit beats), and reports the
+// packets checked per second of simulation, per CPU-second of it (every thread
+// of the process: the rate a core gives it when other work shares the
+// machine) and the clock cycles per packet.
 func BenchmarkTestbench(b *testing.B) {
 	testtool.Need(b, "verilator", "go")
-	sb := defaultBench(b)
-	b.ResetTimer()
-	r, err := sb.Run(context.Background(), 0, RunOptions{Packets: b.N, Seed: 1, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5})
-	b.StopTimer()
-	if err != nil || r.Mismatches != 0 {
-		b.Fatalf("%v %+v", err, r)
+	for _, w := range []int{64, 512} {
+		b.Run(fmt.Sprintf("w%d", w), func(b *testing.B) {
+			var sb *Bench
+			if w == verilog.DefaultWidth {
+				sb = defaultBench(b)
+			} else {
+				c := verilog.DefaultConfig()
+				c.Width = w
+				var err error
+				if sb, err = Build(context.Background(), workDir(fmt.Sprintf("default-w%d", w)), []verilog.Config{c}, library(b)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			r, err := sb.Run(context.Background(), 0, RunOptions{Packets: b.N, Seed: 1, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5})
+			b.StopTimer()
+			if err != nil || r.Mismatches != 0 {
+				b.Fatalf("%v %+v", err, r)
+			}
+			b.ReportMetric(r.Rate(), "packets/s")
+			b.ReportMetric(r.CPURate(), "packets/cpu-s")
+			b.ReportMetric(float64(r.Cycles)/float64(r.Packets), "cycles/packet")
+		})
 	}
-	b.ReportMetric(r.Rate(), "packets/s")
-	b.ReportMetric(r.CPURate(), "packets/cpu-s")
-	b.ReportMetric(float64(r.Cycles)/float64(r.Packets), "cycles/packet")
 }

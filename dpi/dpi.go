@@ -6,8 +6,10 @@
 // (example/ibr_dpi_tb.sv, example/tb_main.cpp), which drives random packets,
 // one in eight corrupt (CorruptKinds), with random stalls through the RTL of
 // package verilog and checks every output packet, status and generator state
-// against the model's cut-through stage called through DPI. One Verilator build holds every configuration asked for (the
-// ibr_cosim_top of package cosim); each run picks one. It is what
+// against the model's cut-through stage called through DPI. One Verilator
+// build holds every configuration asked for (the ibr_cosim_top of package
+// cosim), all of one beat width (verilog.Config.Width: the testbench cuts
+// each packet into beats of that width); each run picks one. It is what
 // `ibreservoir scoreboard` runs; docs/testbench.md describes it.
 package dpi
 
@@ -124,8 +126,9 @@ var verilatorFlags = []string{
 }
 
 // Build builds the scoreboard of cfgs in dir, with the C library lib (an
-// archive from BuildLibrary; "" builds one into dir). A build whose sources,
-// library and flags are unchanged is reused.
+// archive from BuildLibrary; "" builds one into dir). Every configuration
+// has one beat width, the testbench's. A build whose sources, library and
+// flags are unchanged is reused.
 func Build(ctx context.Context, dir string, cfgs []verilog.Config, lib string) (*Bench, error) {
 	files, err := Sources(cfgs)
 	if err != nil {
@@ -158,14 +161,41 @@ func BuildRTL(ctx context.Context, dir string, u *cosim.UserRTL, lib string) (*B
 	return buildSources(ctx, dir, files, []verilog.Config{u.Config}, lib, u.UserFlags(), u.Inputs())
 }
 
+// widthFlags set the testbench's beat width (its DataW parameter) to the
+// configurations' one width. Wide beats also turn off Verilator's
+// data-flow-graph pass, as package cosim's builds do: it splits the wide CRC
+// parities into bit-level temporaries, minutes of compiling at 512 bits.
+func widthFlags(cfgs []verilog.Config) ([]string, error) {
+	if len(cfgs) == 0 {
+		return nil, errors.New("dpi: no configurations")
+	}
+	w := cfgs[0].DataW()
+	for _, c := range cfgs[1:] {
+		if c.DataW() != w {
+			return nil, fmt.Errorf("dpi: configurations of %d and %d-bit beats in one build; build each width apart", w, c.DataW())
+		}
+	}
+	if err := verilog.CheckWidth(w); err != nil {
+		return nil, fmt.Errorf("dpi: %w", err)
+	}
+	f := []string{fmt.Sprintf("-GDataW=%d", w)}
+	if w != verilog.DefaultWidth {
+		f = append(f, "-fno-dfg")
+	}
+	return f, nil
+}
+
 // BuildSources builds the given sources (Sources, possibly edited by a test).
 func BuildSources(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lib string) (*Bench, error) {
 	return buildSources(ctx, dir, files, cfgs, lib, nil, nil)
 }
 
 func buildSources(ctx context.Context, dir string, files []verilog.File, cfgs []verilog.Config, lib string, flags []string, inputs [][]byte) (*Bench, error) {
-	dir, err := filepath.Abs(dir)
+	wf, err := widthFlags(cfgs)
 	if err != nil {
+		return nil, err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -185,7 +215,7 @@ func buildSources(ctx context.Context, dir string, files []verilog.File, cfgs []
 		return nil, fmt.Errorf("dpi: the C library: %w", err)
 	}
 	b := verilate.Build{Dir: dir, Files: files, After: []string{lib}, Inputs: append([][]byte{libData}, inputs...)}
-	b.Flags = append(append(slices.Clone(verilatorFlags), "-CFLAGS", "-I"+b.Src()), flags...)
+	b.Flags = append(append(append(slices.Clone(verilatorFlags), "-CFLAGS", "-I"+b.Src()), wf...), flags...)
 	took, err := b.Run(ctx, fmt.Sprintf("dpi: verilator build of %d configurations", len(cfgs)))
 	if err != nil {
 		return nil, err

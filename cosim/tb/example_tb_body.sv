@@ -7,14 +7,18 @@
   //   +hex=FILE    the stage.hex vectors of this configuration (required; hex
   //                format version 3, 64-bit words: older files are refused)
   //   +stall=N     out_ready_i low one cycle in N at random (default 4; 0: never),
-  //                so any word, sop and eop included, may be stalled
-  //   +gap=N       in_valid_i low one cycle in N before a word at random (default
-  //                4; 0: never): ingress gaps at every word position of a packet
+  //                so any beat, sop and eop included, may be stalled
+  //   +gap=N       in_valid_i low one cycle in N before a beat at random (default
+  //                4; 0: never): ingress gaps at every beat position of a packet
   //   +seed=N      seed of the stall, gap and cong_i patterns (default 1)
   //   +maxfail=N   mismatches printed in full (default 10)
-  // cong_i carries the vector's congested bit only while the sop word is
+  // Each packet enters as beats of DataW bits under the stage's beat rules
+  // (docs/rtl.md, "Beat width"): one packet per beat, the sop beat from lane 0
+  // (byte k of a beat in bits DataW-1-8k -: 8), in_empty_i the unused bytes of
+  // the eop beat; the file's 64-bit words are packed DataW/64 to a beat.
+  // cong_i carries the vector's congested bit only while the sop beat is
   // offered and random values on every other cycle: the stage must sample it
-  // with the sop word and at no other time. Packets follow one another with no
+  // with the sop beat and at no other time. Packets follow one another with no
   // idle cycle unless a gap is drawn.
   // The first vector may load no state: it draws from the generator's reset
   // state, as the stage does after rst_ni. A raw packet (no BTH) is compared
@@ -23,7 +27,11 @@
   // saturated), a RESULT line, then PASS, or $fatal on any mismatch (and any
   // assertion inside the stage ends the run with $fatal first: no PASS).
   localparam int Window = 16;  // vectors in flight between the driver and the checkers
-  localparam int MaxWords = (MaxPacket + 7) / 8;
+  localparam int MaxWords = (MaxPacket + 7) / 8;  // 64-bit words of the file
+  localparam int BeatBytes = DataW / 8;
+  localparam int BeatWords = DataW / 64;  // the file's words in a beat
+  localparam int MaxBeats = (MaxPacket + BeatBytes - 1) / BeatBytes;
+  localparam int EmptyW = $clog2(BeatBytes);  // in_empty_i and out_empty_o
 
   // Vector i's expectations in slot i % Window.
   logic [7:0]  w_flags [Window];
@@ -38,7 +46,7 @@
   longint cycles = 0, progress_at = 0, data_cycles = 0;
   int unsigned rnd = 1, grnd = 7;  // xorshift32 states of the stall and gap patterns
   int     cov [256][2][2][2];
-  int     got_words = 0;
+  int     got_beats = 0;
 
   initial begin
     clk_i = 1'b0;
@@ -79,11 +87,20 @@
     xorshift32 = y ^ (y << 5);
   endfunction
 
-  // Driver: reset, then each vector's packet, a word per accepted cycle;
+  // Beat b of the packet in pkt_in (nw words): its words, zero past them.
+  function automatic logic [DataW-1:0] beat_in(input int b, input int nw);
+    logic [DataW-1:0] v;
+    v = '0;
+    for (int j = 0; j < BeatWords; j++)
+      if (b * BeatWords + j < nw) v[DataW-1-64*j -: 64] = pkt_in[b * BeatWords + j];
+    beat_in = v;
+  endfunction
+
+  // Driver: reset, then each vector's packet, a beat per accepted cycle;
   // inputs change on the falling edge, away from the sampling edge.
   initial begin
     string fname;
-    int ok, len, nw, seed, c, slot;
+    int ok, len, nw, nb, seed, c, slot;
     logic [63:0] h, x;
     logic [7:0] flags;
     logic [MaxStateBits-1:0] st_in, st_out;
@@ -148,8 +165,9 @@
         @(negedge clk_i) gen_load_i = 1'b0;
       end
       n_read++;
-      for (int w = 0; w < nw; w++) begin
-        // An ingress gap before any word, the first and the last included.
+      nb = (len + BeatBytes - 1) / BeatBytes;
+      for (int b = 0; b < nb; b++) begin
+        // An ingress gap before any beat, the first and the last included.
         while (gap != 0 && xorshift32(grnd) % 32'(gap) == 0) begin
           grnd = xorshift32(grnd);
           in_valid_i = 1'b0;
@@ -158,17 +176,17 @@
         end
         grnd = xorshift32(grnd);
         in_valid_i = 1'b1;
-        in_data_i  = pkt_in[w];
-        in_sop_i   = w == 0;
-        in_eop_i   = w == nw - 1;
-        in_empty_i = 3'((8*nw - len) & 7);
-        cfg_we_i   = w == 0;
-        if (w == 0) begin
+        in_data_i  = beat_in(b, nw);
+        in_sop_i   = b == 0;
+        in_eop_i   = b == nb - 1;
+        in_empty_i = EmptyW'(BeatBytes * nb - len);
+        cfg_we_i   = b == 0;
+        if (b == 0) begin
           cfg_switch_i = h[55:40];
           cfg_port_i   = h[39:32];
         end
-        // The congested bit with the sop word, anything on every other cycle.
-        cong_i = w == 0 ? flags[FlagCongestedBit] : grnd[9];
+        // The congested bit with the sop beat, anything on every other cycle.
+        cong_i = b == 0 ? flags[FlagCongestedBit] : grnd[9];
         @(posedge clk_i);
         while (!in_ready_o) @(posedge clk_i);
         @(negedge clk_i);
@@ -189,22 +207,31 @@
     out_ready_i <= stall == 0 || xorshift32(rnd) % 32'(stall) != 0;
   end
 
-  // Checker: every output packet, in order: its words (the bytes past its end
-  // in the last word are not compared), its length by eop and empty, its sop
+  // Checker: every output packet, in order: its beats (the bytes past its end
+  // in the last beat are not compared), its length by eop and empty, its sop
   // flag. A packet that differs is reported whole, as hex, at its eop.
-  logic [63:0] got_mem [MaxWords];  // the words of the packet leaving
-  logic        got_diff = 1'b0;     // a word of it differed so far
+  logic [DataW-1:0] got_mem [MaxBeats];  // the beats of the packet leaving
+  logic             got_diff = 1'b0;     // a beat of it differed so far
 
-  // The first n bytes of the words got_mem[0..k-1] and last, as hex.
-  function automatic string got_hex(input int k, input logic [63:0] last, input int n);
+  // The first n bytes of the beats got_mem[0..k-1] and last, as hex.
+  function automatic string got_hex(input int k, input logic [DataW-1:0] last, input int n);
     string h;
-    logic [63:0] w;
+    logic [DataW-1:0] w;
     h = "";
-    for (int i = 0; i <= k && 8 * i < n; i++) begin
+    for (int i = 0; i <= k && BeatBytes * i < n; i++) begin
       w = i < k ? got_mem[i] : last;
-      for (int b = 0; b < 8 && 8 * i + b < n; b++) h = {h, $sformatf("%02x", w[63-8*b -: 8])};
+      for (int b = 0; b < BeatBytes && BeatBytes * i + b < n; b++) h = {h, $sformatf("%02x", w[DataW-1-8*b -: 8])};
     end
     got_hex = h;
+  endfunction
+
+  // Beat b of vector slot's expected packet out (nw words): its words, zero past them.
+  function automatic logic [DataW-1:0] beat_want(input int slot, input int b, input int nw);
+    logic [DataW-1:0] v;
+    v = '0;
+    for (int j = 0; j < BeatWords; j++)
+      if (b * BeatWords + j < nw) v[DataW-1-64*j -: 64] = w_out[slot * MaxWords + b * BeatWords + j];
+    beat_want = v;
   endfunction
 
   // Vector slot's expected packet out (n bytes), as hex.
@@ -220,41 +247,44 @@
   endfunction
 
   always @(posedge clk_i) begin
-    if (out_valid_o && out_ready_i) begin : check_word
-      int slot, len, nw, n;
-      logic [63:0] want, mask;
+    if (out_valid_o && out_ready_i) begin : check_beat
+      int slot, len, nw, nb, n, rest;
+      logic [DataW-1:0] want, mask;
       logic diff;
       progress_at <= cycles;
       slot = out_idx % Window;
       len = w_len[slot];
       nw = (len + 7) / 8;
-      if (got_words < MaxWords) got_mem[got_words] <= out_data_o;
+      nb = (len + BeatBytes - 1) / BeatBytes;
+      if (got_beats < MaxBeats) got_mem[got_beats] <= out_data_o;
       if (out_idx >= n_read) begin
         if (out_sop_o) report(out_idx, "extra", $sformatf("%h", out_data_o), "nothing");
         if (out_sop_o) pkt_bad <= pkt_bad + 1;
-      end else if (out_sop_o != (got_words == 0)) begin
-        report(out_idx, "sop", $sformatf("%0d", out_sop_o), $sformatf("%0d", got_words == 0));
+      end else if (out_sop_o != (got_beats == 0)) begin
+        report(out_idx, "sop", $sformatf("%0d", out_sop_o), $sformatf("%0d", got_beats == 0));
         pkt_bad <= pkt_bad + 1;
       end else begin
-        want = got_words < nw ? w_out[slot * MaxWords + got_words] : '0;
+        want = beat_want(slot, got_beats, nw);
+        // The packet's bytes in this beat: all, or the first rest of the last.
+        rest = len - BeatBytes * got_beats;
         mask = '1;
-        if (got_words == nw - 1 && len % 8 != 0) mask = ~(64'hffff_ffff_ffff_ffff >> (8 * (len % 8)));
-        diff = got_diff || got_words >= nw || ((out_data_o ^ want) & mask) != '0;
+        if (rest < BeatBytes) mask = ~({DataW{1'b1}} >> (8 * rest));
+        diff = got_diff || got_beats >= nb || ((out_data_o ^ want) & mask) != '0;
         got_diff <= diff;
         if (out_eop_o) begin
-          n = 8 * got_words + 8 - int'(out_empty_o);
+          n = BeatBytes * got_beats + BeatBytes - int'(out_empty_o);
           if (diff || n != len) begin
-            report(out_idx, "packet", got_hex(got_words, out_data_o, n), want_hex(slot, len));
+            report(out_idx, "packet", got_hex(got_beats, out_data_o, n), want_hex(slot, len));
             pkt_bad <= pkt_bad + 1;
           end
         end
       end
       if (out_eop_o) begin
         out_idx <= out_idx + 1;
-        got_words <= 0;
+        got_beats <= 0;
         got_diff <= 1'b0;
       end else begin
-        got_words <= got_words + 1;
+        got_beats <= got_beats + 1;
       end
     end
   end
@@ -324,7 +354,7 @@
         for (int s = 0; s < 2; s++)
           if (cov[i][a][c][s] != 0)
             $display("COV field=%0d replace=%0d cong=%0d sat=%0d n=%0d", i, a, c, s, cov[i][a][c][s]);
-      $display("TRAFFIC data_cycles=%0d (egress words)", data_cycles);
+      $display("TRAFFIC data_cycles=%0d (egress beats)", data_cycles);
       $display("RESULT vectors=%0d mismatches=%0d cycles=%0d seconds=0", out_idx, bad, cycles);
       if (bad != 0) $fatal(1, "ibr_example_tb: FAIL, %0d mismatches", bad);
       $display("ibr_example_tb: PASS, %0d vectors", out_idx);

@@ -10,9 +10,12 @@
 // eight as a link can (a bad VCRC, a bad ICRC behind a right VCRC, a PktLen
 // longer or shorter than the frame, a PktLen beyond the longest legal
 // packet), drives them
-// through the DUT as 64-bit words with random input gaps before any word
-// (inside packets too), random egress stalls on any word, and cong_i random
-// on every cycle but the sop word's, and checks every output
+// through the DUT as beats of DataW bits under the stage's beat rules
+// (docs/rtl.md, "Beat width": one packet per beat, the sop beat from lane 0,
+// byte k of a beat in bits DataW-1-8k -: 8, in_empty_i the unused bytes of
+// the eop beat) with random input gaps before any beat (inside packets too),
+// random egress stalls on any beat, and cong_i random on every cycle but the
+// sop beat's, and checks every output
 // packet, every per-packet status and the generator state after every draw
 // against the model's cut-through switch stage (ibr_dpi_stage_frame), which it
 // runs on the same frame with the same generator state as the packet enters:
@@ -21,8 +24,9 @@
 // loaded, between packets, with the state the configuration's seed gives it.
 //
 // The DUT is ibr_cosim_top (package cosim): every configuration of the build,
-// the one that +sel picks clocked. The C++ harness (tb_main.cpp) only drives
-// the clock and reset.
+// the one that +sel picks clocked, its data ports DataW bits wide (the build
+// sets DataW, -GDataW, to its configurations' beat width). The C++ harness
+// (tb_main.cpp) only drives the clock and reset.
 //
 // Plusargs:
 //   +config_local=S +config_global=S  the model's configuration strings for
@@ -33,7 +37,7 @@
 //   +seed=N         the stimulus seed (default 1)
 //   +chain=N        packets per chain (default 64)
 //   +stall=P +gap=P percent of cycles with egress ready low / an idle ingress
-//                   cycle, before any word of a packet (default 10, 5)
+//                   cycle, before any beat of a packet (default 10, 5)
 //   +maxfail=N      mismatches reported in full (default 5; all are counted)
 //   +repro=S        the command prefix that reruns one packet through the
 //                   model (ibreservoir stage and the RTL flags)
@@ -45,11 +49,19 @@
 //                              the corrupt packets made, by kind, and how many
 //                              the model stomped (all but the icrc ones)
 //   RESULT packets=N mismatches=M malformed=K cycles=C
-module ibr_dpi_tb (
+module ibr_dpi_tb #(
+  // Beat width in bits, the DUT's (64, 128, 256 or 512).
+  parameter int DataW = 64
+) (
   input bit clk_i,
   input bit rst_ni
 );
   import ibr_dpi_pkg::*;
+
+  localparam int BeatBytes = DataW / 8;
+  localparam int EmptyW = $clog2(BeatBytes);  // in_empty_i and out_empty_o
+  localparam int SegW = DataW > 128 ? $clog2(DataW / 64) : 1;  // in_sop_seg_i and out_sop_seg_o
+  typedef bit [DataW-1:0] beat_t;
 
   // Random payloads (bytes after the BTH before the pad) of a realistic mix:
   // 40 in 64 of 0..ShortPayload bytes (acknowledgements, requests, small
@@ -73,8 +85,11 @@ module ibr_dpi_tb (
   } kind_e;
   localparam int MaxLegalPktLen = 1048;  // words (ibreservoir.h IBR_MAX_LEGAL_PKTLEN)
   localparam int MaxPktLen = 2047;  // the most an 11-bit PktLen holds
-  localparam int RingSize = 16;    // packets in flight, at most (the stage holds a few words)
-  localparam int MaxWords = (MaxBytes + 7) / 8;  // 64-bit words of the longest packet
+  // Packets in flight, at most: at wide beats the stage holds up to 16 one-beat
+  // packets in its pipeline (verilog.MaxPipeDepthWide) and one in its skid
+  // buffer, their statuses a cycle behind.
+  localparam int RingSize = 32;
+  localparam int MaxBeats = (MaxBytes + BeatBytes - 1) / BeatBytes;  // beats of the longest packet
   typedef bit [$clog2(RingSize)-1:0] slot_t;  // a packet's place in the ring (RingSize a power of 2)
 
   // ---- run parameters and the model
@@ -142,13 +157,13 @@ module ibr_dpi_tb (
   logic [15:0] cfg_switch_q;
   logic [7:0] cfg_port_q;
   logic [255:0] gen_state_q;
-  logic [63:0] in_data_q;
-  logic [2:0] in_empty_q;
+  logic [DataW-1:0] in_data_q;
+  logic [EmptyW-1:0] in_empty_q;
   logic in_ready, out_valid, out_sop, out_eop, stat_valid, stat_replace, stat_saturated, stat_cong, stat_hash;
   logic stat_malformed;
-  logic out_sop_seg;  // one packet a beat: every packet starts at segment 0
-  logic [63:0] out_data;
-  logic [2:0] out_empty;
+  logic [SegW-1:0] out_sop_seg;  // one packet a beat: every packet starts at segment 0
+  logic [DataW-1:0] out_data;
+  logic [EmptyW-1:0] out_empty;
   logic [7:0] stat_field;
   logic [255:0] gen_state;
 
@@ -166,12 +181,12 @@ module ibr_dpi_tb (
   );
 
   // ---- what the model expects of each packet in flight
-  // A packet is kept as memory, one 64-bit word per entry as it crosses the
-  // DUT's ports (byte 0 in bits 63..56), never as a packet_t: Verilator
-  // evaluates a packed vector word by word, so a 33,600-bit packet_t copied,
-  // cleared or compared costs about a thousand operations each time, and a
+  // A packet is kept as memory, one beat per entry as it crosses the DUT's
+  // ports (byte 0 in bits DataW-1..DataW-8), never as a packet_t: Verilator
+  // evaluates a packed vector word by word, so a 65,536-bit packet_t copied,
+  // cleared or compared costs about two thousand operations each time, and a
   // packet_t temporary of the clocked process is cleared on every clock.
-  // Words are compared as they leave the DUT; packet_t appears only at the
+  // Beats are compared as they leave the DUT; packet_t appears only at the
   // model's calls, once per packet, and in the report of a mismatch.
   typedef struct packed {
     state_t state_in, state_out;
@@ -187,9 +202,9 @@ module ibr_dpi_tb (
   expect_t ring[RingSize];
   expect_t blank;  // the record of an output with no packet in flight: zero
   // The packets in flight, as they enter and as the model expects them out,
-  // words_of(len) words each; and the fields the checks read on every packet,
+  // beats_of(len) beats each; and the fields the checks read on every packet,
   // beside the ring: reading a member of ring[i] copies the whole record.
-  longint unsigned in_mem[RingSize][MaxWords], exp_mem[RingSize][MaxWords];
+  beat_t in_mem[RingSize][MaxBeats], exp_mem[RingSize][MaxBeats];
   state_t exp_state_out[RingSize];
   int exp_len[RingSize], exp_field[RingSize];
   bit [4:0] exp_stat[RingSize];  // replaced, saturated, congested, hash, malformed: as the RTL's stat_* outputs
@@ -200,39 +215,40 @@ module ibr_dpi_tb (
 
   // ---- the packet being driven (in_mem[cur_slot]), and the one leaving
   slot_t cur_slot;
-  int cur_words, word;
+  int cur_beats, beat;
   bit have, loaded;
   state_t model_state;
   bit [15:0] chain_switch;
   bit [7:0] chain_port;
   int unsigned chain_left;
-  longint unsigned got_mem[MaxWords];  // the words of the packet leaving, for a report
-  int got_words;
-  bit got_differs;  // a word of the packet leaving differs from the model's (or comes past its end)
+  beat_t got_mem[MaxBeats];  // the beats of the packet leaving, for a report
+  int got_beats;
+  bit got_differs;  // a beat of the packet leaving differs from the model's (or comes past its end)
   bit [4:0] got_stat;
 
   // The report's functions stay functions (no_inline_task): inlined into the
   // clocked process, their wide locals (a packet_t per call site) would be
   // cleared on every clock.
 
-  function automatic int words_of(int len);
-    return (len + 7) / 8;
+  // beats_of is the beats a packet of len bytes takes: one packet per beat.
+  function automatic int beats_of(int len);
+    return (len + BeatBytes - 1) / BeatBytes;
   endfunction
 
-  // hex_of is the packet of len bytes in words w in hex.
-  function automatic string hex_of(input longint unsigned w[MaxWords], int len);
+  // hex_of is the packet of len bytes in beats w in hex.
+  function automatic string hex_of(input beat_t w[MaxBeats], int len);
     /*verilator no_inline_task*/
     string s = "";
-    for (int i = 0; i < len; i++) s = {s, $sformatf("%02x", w[i/8][63-8*(i%8)-:8])};
+    for (int i = 0; i < len; i++) s = {s, $sformatf("%02x", w[i/BeatBytes][DataW-1-8*(i%BeatBytes)-:8])};
     return s;
   endfunction
 
-  // packet_of is the packet of len bytes in words w as a packet_t, for the
+  // packet_of is the packet of len bytes in beats w as a packet_t, for the
   // model's diff.
-  function automatic void packet_of(input longint unsigned w[MaxWords], int len, output packet_t p);
+  function automatic void packet_of(input beat_t w[MaxBeats], int len, output packet_t p);
     /*verilator no_inline_task*/
-    p = '0;  // shifted in from the last word: a write at a variable offset needs a module-level temporary
-    for (int i = words_of(len) - 1; i >= 0; i--) p = {p[8*MaxBytes-65:0], {<<8{w[i]}}};
+    p = '0;  // shifted in from the last beat: a write at a variable offset needs a module-level temporary
+    for (int i = beats_of(len) - 1; i >= 0; i--) p = {p[8*MaxBytes-DataW-1:0], {<<8{w[i]}}};
   endfunction
 
   function automatic string kind_name(int kind);
@@ -286,14 +302,14 @@ module ibr_dpi_tb (
     return s;
   endfunction
 
-  // report is the full report of a mismatch of packet x (entered as in_words):
+  // report is the full report of a mismatch of packet x (entered as in_beats):
   // what differs, the packet as it entered, detail, and the command that
   // reruns it in the model. An output with no packet in flight is reported
   // with index, the packet that comes next, and a blank record.
-  function automatic string report(expect_t x, input longint unsigned in_words[MaxWords], int unsigned index,
+  function automatic string report(expect_t x, input beat_t in_beats[MaxBeats], int unsigned index,
                                    string what, string detail, string config_name, string command, int bits);
     /*verilator no_inline_task*/
-    string s, state = "", state_arg = "", cong_arg = "", in = hex_of(in_words, x.len);
+    string s, state = "", state_arg = "", cong_arg = "", in = hex_of(in_beats, x.len);
     if (x.congested) cong_arg = " --congested";
     if (bits > 0) begin
       state = {" state ", state_hex(x.state_in, bits)};
@@ -311,8 +327,8 @@ module ibr_dpi_tb (
 
   // packet_detail compares the packet that left (g_len bytes, at most
   // MaxBytes of them kept in g) with the model's.
-  function automatic string packet_detail(chandle model, input longint unsigned g[MaxWords], int g_len,
-                                          input longint unsigned want[MaxWords], int want_len);
+  function automatic string packet_detail(chandle model, input beat_t g[MaxBeats], int g_len,
+                                          input beat_t want[MaxBeats], int want_len);
     /*verilator no_inline_task*/
     packet_t pg, pw;
     int n = g_len < MaxBytes ? g_len : MaxBytes;
@@ -376,7 +392,8 @@ module ibr_dpi_tb (
       pl = MaxLegalPktLen + 1 + below(MaxPktLen - MaxLegalPktLen);
       plen = 4 * pl - (k ? 64 : 24);
     end
-    for (int i = 0; i < words_of(plen); i++) payload[64*i+:64] = rnd();
+    // 64 random bits at a time, whatever the beat width.
+    for (int i = 0; i < (plen + 7) / 8; i++) payload[64*i+:64] = rnd();
     st = model_build(models[k], 16'(rnd()), 16'(rnd()), 8'(below(16)), 8'(below(16)), 8'(rnd()), 16'(rnd()),
                      32'(below(1 << 24)), 32'(below(1 << 24)), 8'(below(64)), 8'(rnd()), 32'(below(1 << 20)),
                      8'(rnd()), {rnd(), rnd()}, {rnd(), rnd()}, payload, plen, pkt, e.len, MaxBytes);
@@ -391,8 +408,8 @@ module ibr_dpi_tb (
     e.congested = below(2) == 1;
     e.state_in = model_state;
     slot = slot_t'(made % RingSize);
-    n = words_of(e.len);
-    for (int i = 0; i < n; i++) in_mem[slot][i] = {<<8{pkt[64*i+:64]}};
+    n = beats_of(e.len);
+    for (int i = 0; i < n; i++) in_mem[slot][i] = {<<8{pkt[DataW*i+:DataW]}};
     state = model_state;
     st = ibr_dpi_stage_frame(models[k], pkt, e.len, chain_switch, chain_port, e.congested, state, hop_l, hash_bit,
                              replaced, saturated, hop_field, corrupt, MaxBytes, StateBits);
@@ -412,7 +429,7 @@ module ibr_dpi_tb (
     made_kind[e.kind]++;
     if (corrupt != 0) stomped++;
     // pkt: the packet out, zero past e.len.
-    for (int i = 0; i < n; i++) exp_mem[slot][i] = {<<8{pkt[64*i+:64]}};
+    for (int i = 0; i < n; i++) exp_mem[slot][i] = {<<8{pkt[DataW*i+:DataW]}};
     e.state_out = state;
     model_state = state;
     e.replaced = replaced;
@@ -431,7 +448,7 @@ module ibr_dpi_tb (
     exp_stat[slot] = {e.replaced, e.saturated, e.congested, e.hash_bit, e.malformed};
     made++;
     cur_slot = slot;
-    cur_words = n;
+    cur_beats = n;
   endfunction
 
   // damage damages pkt, a frame of len bytes, as kind says (a built
@@ -480,28 +497,28 @@ module ibr_dpi_tb (
     end else begin
       cycles++;
       idle++;
-      // The egress: words and statuses the DUT gave at this edge.
+      // The egress: beats and statuses the DUT gave at this edge.
       if (out_valid && out_ready_q) begin
         idle = 0;
         if (out_head == made) begin
           fail(report(blank, in_mem[made%RingSize], made, "extra",
-                      $sformatf("  an output word %h with no packet in flight\n", out_data), name, repro, state_bits));
+                      $sformatf("  an output beat %h with no packet in flight\n", out_data), name, repro, state_bits));
         end else begin
           if (out_sop) begin
-            got_words = 0;
-            got_differs = out_sop_seg;  // a packet starting past lane 0 is misread
+            got_beats = 0;
+            got_differs = out_sop_seg != '0;  // a packet starting past lane 0 is misread
           end
-          // Every word, the bytes past the packet's end in its last word
+          // Every beat, the bytes past the packet's end in its last beat
           // included, against the model's (zero past its end).
-          if (got_words < MaxWords) got_mem[got_words] = out_data;
-          if (out_data != (got_words < words_of(exp_len[out_head%RingSize]) ?
-                           exp_mem[out_head%RingSize][got_words] : 64'h0))
+          if (got_beats < MaxBeats) got_mem[got_beats] = out_data;
+          if (out_data != (got_beats < beats_of(exp_len[out_head%RingSize]) ?
+                           exp_mem[out_head%RingSize][got_beats] : beat_t'(0)))
             got_differs = 1;
-          got_words++;
+          got_beats++;
           if (out_eop) begin
-            if (8 * got_words - int'(out_empty) != exp_len[out_head%RingSize] || got_differs)
+            if (BeatBytes * got_beats - int'(out_empty) != exp_len[out_head%RingSize] || got_differs)
               fail(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "packet",
-                          packet_detail(models[0], got_mem, 8 * got_words - int'(out_empty),
+                          packet_detail(models[0], got_mem, BeatBytes * got_beats - int'(out_empty),
                                         exp_mem[out_head%RingSize], exp_len[out_head%RingSize]), name, repro,
                           state_bits));
             out_head++;
@@ -525,11 +542,11 @@ module ibr_dpi_tb (
         end
       end
 
-      // The ingress: a word accepted at this edge; then the next cycle's inputs.
+      // The ingress: a beat accepted at this edge; then the next cycle's inputs.
       if (in_valid_q && in_ready) begin
         idle = 0;
-        word++;
-        if (word == cur_words) have = 0;
+        beat++;
+        if (beat == cur_beats) have = 0;
       end
       {cfg_we_q, gen_load_q, in_valid_q} <= '0;
       if (!have && made < packets && stat_head == made && (chain_left == 0 || !loaded)) begin
@@ -553,21 +570,22 @@ module ibr_dpi_tb (
         chain_left--;
         if (chain_left == 0) loaded = 0;
         have = 1;
-        word = 0;
+        beat = 0;
       end
-      // cong_i: anything off the sop word (set again below with a sop word).
+      // cong_i: anything off the sop beat (set again below with a sop beat).
       cong_q <= below(2) == 1;
-      if (have && word > 0 && !(in_valid_q && !in_ready) && below(100) < gap_pct) begin
-        // An idle cycle inside the packet (before its first word: above), never
-        // while a word offered is still waiting to be taken.
+      if (have && beat > 0 && !(in_valid_q && !in_ready) && below(100) < gap_pct) begin
+        // An idle cycle inside the packet (before its first beat: above), never
+        // while a beat offered is still waiting to be taken.
       end else if (have) begin
-        // Byte 0 of the packet leaves first, in bits 63..56 (zero past the packet's end).
+        // Byte 0 of the packet leaves first, in bits DataW-1..DataW-8 (zero
+        // past the packet's end); in_empty_i the unused bytes of the eop beat.
         in_valid_q <= 1'b1;
-        in_data_q <= in_mem[cur_slot][word];
-        in_sop_q <= word == 0;
-        in_eop_q <= word == cur_words - 1;
-        in_empty_q <= 3'(8 * cur_words - exp_len[(made-1)%RingSize]);
-        if (word == 0) begin
+        in_data_q <= in_mem[cur_slot][beat];
+        in_sop_q <= beat == 0;
+        in_eop_q <= beat == cur_beats - 1;
+        in_empty_q <= EmptyW'(BeatBytes * cur_beats - exp_len[(made-1)%RingSize]);
+        if (beat == 0) begin
           cfg_we_q <= 1'b1;
           cfg_switch_q <= chain_switch;
           cfg_port_q <= chain_port;

@@ -407,6 +407,7 @@ module ibr_switch_stage #(
   logic [23:0] destqp;  // DestQP for the id: from the beat itself when it is the telemetry beat
   logic [31:0] id;
   logic        hash_bit, hash_q, hash_ok_q;
+  logic        sip_bit;   // the pipelined SipHash's bit (HashLatency > 0), taken instead of hash_bit
   if (Wide) begin : gen_id_fields_wide
     // SLID (LRH bytes 6-7) and DestQP from the beat itself when the PSN shares
     // the sop beat (DataW 256 with LNH=2, 512) or the telemetry beat (DataW
@@ -524,23 +525,26 @@ module ibr_switch_stage #(
       end
     end
     ibr_siphash #(.SipKey(SipKey), .Latency(HashLatency)) u_siphash (
-      .clk_i, .rst_ni, .valid_i(psn_take), .id_i(hash_id), .d_i(hash_d), .valid_o(hash_take), .bit_o(hash_bit)
+      .clk_i, .rst_ni, .valid_i(psn_take), .id_i(hash_id), .d_i(hash_d), .valid_o(hash_take), .bit_o(sip_bit)
     );
     assign mxm_h_q  = '0;
     assign hash_tag = sip_tags[DecW*HashLatency +: DecW];
     logic unused_sip_k;
-    assign unused_sip_k = ^{hash_k, mxm_h_q};
+    assign unused_sip_k = ^{hash_k, mxm_h_q, hash_bit};  // (ibr_hash's one-cycle SipHash: unused)
   end else begin : gen_hash_now
     assign mxm_h_q   = '0;
     assign hash_take = psn_take;
     assign hash_tag  = psn_tag;
   end
-  if (HashLatency == 0) begin : gen_hash_comb
-    ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
-      .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
-      .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
-    );
+  if (HashLatency == 0) begin : gen_no_sip
+    assign sip_bit = 1'b0;
+    logic unused_sip_bit;
+    assign unused_sip_bit = sip_bit;
   end
+  ibr_hash #(.HashKind(HashKind), .SipKey(SipKey)) u_hash (
+    .id_i(HashKind == ibr_pkg::HashMxm ? mxm_h_q : hash_id), .d_i(hash_d),
+    .k_i(HashKind == ibr_pkg::HashMxm ? 32'd1 : hash_k), .bit_o(hash_bit)
+  );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
   // The generator's answer (gen_busy: an ideal draw retries), and the
@@ -570,7 +574,7 @@ module ibr_switch_stage #(
           draw_start_q <= !Sender;
         end
         if (hash_take) begin
-          hash_q    <= hash_bit;
+          hash_q    <= (HashLatency > 0) ? sip_bit : hash_bit;
           hash_ok_q <= 1'b1;
         end
       end
@@ -662,7 +666,7 @@ module ibr_switch_stage #(
           dn_q <= dec_next(dn_q);
         end
         if (hash_take) begin
-          e_hash_q[hash_tag] <= hash_bit;
+          e_hash_q[hash_tag] <= (HashLatency > 0) ? sip_bit : hash_bit;
           e_hok_q[hash_tag]  <= 1'b1;
         end
       end
@@ -1405,11 +1409,25 @@ module ibr_switch_stage #(
 `endif
 `ifdef IBR_PROP_G
 `define IBR_FORMAL_INGRESS
+`define IBR_FORMAL_DECISION
+`endif
+`ifdef IBR_PROP_B
+`define IBR_FORMAL_INGRESS
+`endif
+`ifdef IBR_PROP_A
+`define IBR_FORMAL_INGRESS
+`define IBR_FORMAL_DECISION
+`define IBR_FORMAL_STREAM
+`endif
+`ifdef IBR_PROP_E
+`define IBR_FORMAL_INGRESS
+`define IBR_FORMAL_DECISION
+`define IBR_FORMAL_STREAM
 `endif
 `ifdef IBR_FORMAL_INGRESS
-  // The ingress account (f) and (g) share: the last word taken and the
-  // current packet's DestQP as the ports carried them, with strengthening
-  // invariants (below) that make both provable by k-induction for every length.
+  // The ingress account (f), (g), (a) and (e) share: the last word taken and
+  // the current packet's DestQP as the ports carried them, with strengthening
+  // invariants (below) that make them provable by k-induction for every length.
   //
   // (f) The hash bit is a function of this packet's id and the configured
   // link: whenever the stage takes its hash bit (the PSN word entering slot
@@ -1514,7 +1532,7 @@ module ibr_switch_stage #(
     cover (f_past && rst_ni && tel_done && replace && f_d_exp != 32'd0);
   end
 `endif
-`ifdef IBR_PROP_G
+`ifdef IBR_FORMAL_DECISION
   // (g) The congested bit written is cong_i of the cycle this packet's sop
   // word was taken: a telemetry word whose hop the reservoir takes leaves
   // with the congested bit the ports' account gives its packet (f_pkt_cong,
@@ -1542,12 +1560,22 @@ module ibr_switch_stage #(
       end
     end
   end
+`ifdef IBR_PROP_G
   always @(*) begin
     if (f_past && rst_ni) begin
       if (tel_done && replace) assert (out_data_o[24 + FieldW] == f_tel_cong);
     end
   end
-  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_inv
+`endif
+`ifdef IBR_PROP_G
+  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid;
+`else
+  // (a) and (e) take (g)'s invariants (and state their own) where they were
+  // proved: ReadySkid with PipeDepth 2, as every formal configuration;
+  // elsewhere their induction is not attempted with them (bounded only).
+  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid && PipeDepth == 2;
+`endif
+  if (FDecInv) begin : gen_g_inv
     logic [3:0] f_behind;  // words taken after the pending telemetry word
     logic       f_tel_slot;
     always @(*) begin
@@ -1581,12 +1609,189 @@ module ibr_switch_stage #(
       end
     end
   end
+`ifdef IBR_PROP_G
   always @(*) begin
     cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
     cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
   end
 `endif
+`endif  // IBR_FORMAL_DECISION
+`ifdef IBR_PROP_B
+  // (b)'s strengthening invariants (ReadySkid): the words inside the stage
+  // (the valid slots, head first, then the skid buffer) continue the stream
+  // emitted so far (each one's sop is its predecessor's eop) and end with the
+  // last word taken; each belongs to packet f_out_pkt plus the eop words
+  // ahead of it, and the last taken to f_in_pkt's predecessor, or f_in_pkt
+  // mid-packet; the ingress monitor's running CRC is the stage's incoming
+  // CRC register carried over the words not yet checked (slot 0's and the
+  // skid buffer's); each VCRC word's verdict, registered (bad_q), about to be
+  // (slot 0) or yet to come (the skid buffer: the check slot 0 will make of
+  // it), is the monitor's f_pkt_ok for its packet; the egress monitor's
+  // running CRC is the stage's outgoing CRC register within a packet.
+  logic f_out_mid;  // the last word emitted was not its packet's last
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_out_mid <= 1'b0;
+    end else if (f_out_fire) begin
+      f_out_mid <= !out_eop_o;
+    end
+  end
+  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_b_inv
+    // The check slot 0 will make of the skid buffer's word, after its own
+    // word's (icrc8): the CRC over its first four bytes and all eight.
+    logic [15:0] f_sk_base, f_sk_c4, f_sk_c8, f_sk_vcrc, f_sk_got;
+    logic [63:0] f_sk_data;
+    logic        f_sk_lane4;
+    assign f_sk_data  = gen_skid.skid_data_q;
+    assign f_sk_lane4 = gen_skid.skid_empty_q == 3'd2;
+    assign f_sk_base  = gen_skid.skid_sop_q ? 16'hffff : icrc8;
+    ibr_crc16_bytes #(.NBytes(4)) f_u_sk_hi (.crc_i(f_sk_base), .data_i(f_sk_data[63:32]), .crc_o(f_sk_c4));
+    ibr_crc16_bytes #(.NBytes(4)) f_u_sk_lo (.crc_i(f_sk_c4), .data_i(f_sk_data[31:0]), .crc_o(f_sk_c8));
+    assign f_sk_vcrc = ~(f_sk_lane4 ? f_sk_c4 : f_sk_base);
+    assign f_sk_got  = f_sk_lane4 ? {f_sk_data[23:16], f_sk_data[31:24]} : {f_sk_data[55:48], f_sk_data[63:56]};
+    // Each slot's packet number, the skid buffer's, the one after the last
+    // word inside; whether each sop follows its predecessor's eop.
+    logic [2*PipeDepth-1:0] f_slot_pkt;
+    logic [1:0] f_sk_pkt, f_end_pkt;
+    logic       f_end_eop, f_chain;
+    always @(*) begin
+      f_end_pkt = f_out_pkt;
+      f_end_eop = !f_out_mid;
+      f_chain   = 1'b1;
+      for (int i = PipeDepth - 1; i >= 0; i--) begin
+        f_slot_pkt[2*i +: 2] = f_end_pkt;
+        if (v_q[i]) begin
+          if (sop_q[i] != f_end_eop) f_chain = 1'b0;
+          f_end_eop = eop_q[i];
+          if (eop_q[i]) f_end_pkt = f_end_pkt + 2'd1;
+        end
+      end
+      f_sk_pkt = f_end_pkt;
+      if (gen_skid.skid_v_q) begin
+        if (gen_skid.skid_sop_q != f_end_eop) f_chain = 1'b0;
+        f_end_eop = gen_skid.skid_eop_q;
+        if (gen_skid.skid_eop_q) f_end_pkt = f_end_pkt + 2'd1;
+      end
+    end
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        assert (f_chain && f_end_eop == f_last_eop && f_end_pkt == f_in_pkt);
+        if (gen_skid.skid_v_q) assert (&v_q);
+        assert (vcrc_q == eop_q);
+        if (f_out_mid) assert (crc_q == f_out_crc);
+        if (gen_skid.skid_v_q) begin
+          if (gen_skid.skid_eop_q) assert (f_pkt_ok[f_sk_pkt] == (f_sk_got == f_sk_vcrc && !len_bad_in));
+          else assert (f_in_crc == f_sk_c8);
+        end else if (v_q[0]) begin
+          if (!eop_q[0]) assert (f_in_crc == icrc8);
+        end else if (!f_last_eop) begin
+          assert (f_in_crc == icrc_q);
+        end
+        if (v_q[0] && eop_q[0]) assert (f_pkt_ok[f_slot_pkt[1:0]] == !vcrc_bad);
+      end
+    end
+    for (genvar i = 0; i < PipeDepth; i++) begin : gen_b_slot
+      always @(*) begin
+        if (f_past && rst_ni && v_q[i]) assert (lane4_q[i] == (empty_q[3*i +: 3] == 3'd2));
+      end
+      if (i > 0) begin : gen_b_bad
+        always @(*) begin
+          if (f_past && rst_ni && v_q[i] && eop_q[i]) assert (bad_q[i] == !f_pkt_ok[f_slot_pkt[2*i +: 2]]);
+        end
+      end
+    end
+  end
+`endif
+`ifdef IBR_FORMAL_STREAM
+  // Strengthening invariants of (a) and (e), which follow the k-th word: the
+  // words inside the stage (the valid slots, head first, then the skid
+  // buffer) are the words taken and not yet emitted, f_out_cnt's word at the
+  // head, in order; so the k-th word, while inside, sits at place f_k -
+  // f_out_cnt (mod 256: the counters wrap, their difference does not) with
+  // its bytes and tags as the ports gave them, and the pending telemetry
+  // word's byte 4 and congested bit are the stage's decision registers. With
+  // (f)'s and (g)'s invariants, inductive for every frame length.
+  if (FDecInv) begin : gen_s_inv
+    logic [7:0] f_held, f_kpos;
+    always @(*) begin
+      f_held = {7'd0, gen_skid.skid_v_q};
+      for (int i = 0; i < PipeDepth; i++) f_held = f_held + {7'd0, v_q[i]};
+    end
+    assign f_kpos = f_k - f_out_cnt;
+    // The hash is taken (or, mxm, latched for the next cycle) exactly while
+    // the pending telemetry word has its PSN word behind it in the slots.
+    logic [3:0] f_below;      // words in the slots behind the pending telemetry word
+    logic       f_hash_wait;  // mxm: the PSN word's hash comes next cycle
+    assign f_below = gen_g_inv.f_behind - {3'd0, gen_skid.skid_v_q};
+    if (HashKind == ibr_pkg::HashMxm) begin : gen_s_mxm
+      assign f_hash_wait = gen_hash_mxm.mxm_ok_q;
+    end else begin : gen_s_now
+      assign f_hash_wait = 1'b0;
+    end
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        assert (8'(f_in_cnt - f_out_cnt) == f_held);
+        if (gen_skid.skid_v_q) assert (&v_q);
+        if (f_kpos < f_held) assert (f_got);
+        // The stage has a telemetry word pending exactly while the last one
+        // taken is in a slot (past the skid buffer, not yet emitted).
+        assert (tel_seen_q == (f_since_tel < 11'(f_held) && f_since_tel >= 11'(gen_skid.skid_v_q)));
+        // A telemetry word leaves after its PSN word has entered (it waits
+        // for the hash), so the last word taken is never a telemetry word
+        // that has left.
+        assert (f_since_tel != 11'd0 || f_held != 8'd0);
+        assert ((hash_ok_q || f_hash_wait) == (tel_seen_q && f_below != 4'd0));
+        assert (!(hash_ok_q && f_hash_wait));
+        if (gen_skid.skid_v_q && f_kpos == f_held - 8'd1) begin
+          assert (gen_skid.skid_data_q == f_word && gen_skid.skid_sop_q == f_sop &&
+                  gen_skid.skid_eop_q == f_eop && gen_skid.skid_empty_q == f_empty);
+          assert (f_tel == is_tel_in && f_vcrc == gen_skid.skid_eop_q &&
+                  f_lane4 == (gen_skid.skid_empty_q == 3'd2));
+          if (f_tel) assert (f_cong == f_pkt_cong);
+        end
+      end
+    end
+    for (genvar i = 0; i < PipeDepth; i++) begin : gen_s_slot
+      logic [7:0] f_above;  // valid slots ahead of slot i: its place
+      always @(*) begin
+        f_above = '0;
+        for (int j = i + 1; j < PipeDepth; j++) f_above = f_above + {7'd0, v_q[j]};
+      end
+      always @(*) begin
+        if (f_past && rst_ni && v_q[i]) begin
+          if (tel_q[i]) assert (byte4_q == gen_slot[i].data_q[31:24]);
+          if (f_kpos == f_above) begin
+            assert (gen_slot[i].data_q == f_word && sop_q[i] == f_sop && eop_q[i] == f_eop &&
+                    empty_q[3*i +: 3] == f_empty);
+            assert (tel_q[i] == f_tel && vcrc_q[i] == f_vcrc && lane4_q[i] == f_lane4);
+            if (f_tel) assert (f_cong == dec_cong_q);
+          end
+        end
+      end
+    end
+  end
+`ifdef IBR_PROP_E
+  // (e)'s hold: a stalled telemetry word's byte 4 is made from registers that
+  // hold while it waits. Nothing reloads them then: the hash is taken once a
+  // packet (its PSN word is the one behind the telemetry word, and no later
+  // PSN word can enter while it waits), and the generator answers one draw a
+  // telemetry word (started as it enters slot 0; retrying, answering, or
+  // answered until it leaves).
+  if (FDecInv) begin : gen_e_inv
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        if (!Sender) begin
+          if (!tel_seen_q) assert (!draw_start_q && !gen_done && !drawn_q && !gen_busy);
+          else assert ($countones({draw_start_q, gen_done, drawn_q, gen_busy}) == 1);
+        end
+      end
+    end
+  end
+`endif
+`endif  // IBR_FORMAL_STREAM
 `undef IBR_FORMAL_INGRESS
+`undef IBR_FORMAL_DECISION
+`undef IBR_FORMAL_STREAM
 `endif
 `endif  // FORMAL
 endmodule
