@@ -92,6 +92,9 @@ type Config struct {
 	// (the stage's HashLatency, ibr_siphash's Latency), 1..8; 0, the only
 	// value for the other hashes, does them in the PSN's cycle.
 	HashLatency int
+	// Segmented takes beats shared by two packets (the stage's Segmented;
+	// docs/rtl.md, "Segmented beats"): 256- and 512-bit beats only.
+	Segmented bool
 }
 
 // MaxPipeDepthWide is the deepest pipeline the stage takes at beats wider
@@ -291,6 +294,9 @@ func (c Config) Validate() error {
 	if err := CheckWidth(c.DataW()); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Segmented && !Segmented(c.DataW()) {
+		errs = append(errs, fmt.Errorf("segmented beats at %d-bit beats: a beat shared by two packets needs 256 or 512 bits", c.DataW()))
+	}
 	return errors.Join(errs...)
 }
 
@@ -348,6 +354,9 @@ func (c Config) Name() string {
 	}
 	if c.DataW() != DefaultWidth {
 		fmt.Fprintf(&b, "_w%d", c.DataW())
+	}
+	if c.Segmented {
+		b.WriteString("_seg")
 	}
 	if c.Hash.Kind == hash.SipHash && c.Hash.Key() != hash.DefaultKey {
 		k := c.Hash.Key()
@@ -488,6 +497,9 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	if c.DataW() != DefaultWidth {
 		fmt.Fprintf(&b, ",\n// %d-bit beats", c.DataW())
+		if c.Segmented {
+			b.WriteString(" shared by two packets (segmented)")
+		}
 	}
 	fmt.Fprintf(&b, ". The matching model\n")
 	fmt.Fprintf(&b, "// (refmodel.Config, for local packets; global ones take lnh=3):\n")
@@ -525,6 +537,9 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	if c.DataW() != DefaultWidth {
 		params = append(params, fmt.Sprintf(".DataW(%d)", c.DataW()))
+	}
+	if c.Segmented {
+		params = append(params, ".Segmented(1'b1)")
 	}
 	if c.HashLatency != 0 {
 		params = append(params, fmt.Sprintf(".HashLatency(%d)", c.HashLatency))

@@ -41,7 +41,22 @@ func wideConfigs() []Config {
 	}
 	s := DefaultConfig()
 	s.Generator, s.CountBits, s.SenderL, s.Width = refmodel.GeneratorSender, 0, 3, 256
-	return append(cs, s)
+	cs = append(cs, s)
+	// Segmented beats: the default at both widths, mxm with the LFSR
+	// generator at depth 3, CRC-32 with the DestQP id at depth 4 and the
+	// combinational ready path, sender draws.
+	for _, w := range []int{256, 512} {
+		a := DefaultConfig()
+		a.Width, a.Segmented = w, true
+		b := a
+		b.Hash, b.Generator, b.PipeDepth = hash.New(hash.MXM), "lfsr-lut/b16", 3
+		c := a
+		c.Hash, c.ID, c.PipeDepth, c.Ready = hash.New(hash.CRC32), hash.IDPSNDestQP, 4, ReadyComb
+		d := a
+		d.Generator, d.CountBits, d.SenderL = refmodel.GeneratorSender, 0, 3
+		cs = append(cs, a, b, c, d)
+	}
+	return cs
 }
 
 // TestVCRCMasks holds the RTL's VCRC masks to package header's VCRC: a
@@ -273,6 +288,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Ready = 2 }, "ready path 2"},
 		{func(c *Config) { c.Width, c.PipeDepth = 512, 17 }, "pipeline depth 17: want 2..16 at 512-bit beats"},
 		{func(c *Config) { c.HashLatency = 3 }, "only SipHash's rounds are pipelined"},
+		{func(c *Config) { c.Segmented = true }, "segmented beats at 64-bit beats: a beat shared by two packets needs 256 or 512 bits"},
+		{func(c *Config) { c.Width, c.Segmented = 128, true }, "segmented beats at 128-bit beats"},
 		{func(c *Config) { c.Hash, c.HashLatency = hash.New(hash.SipHash), 9 }, "hash latency 9"},
 	} {
 		c := DefaultConfig()
@@ -427,10 +444,10 @@ func TestParameterChecks(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "DataW must be 64, 128, 256 or 512") {
 		t.Errorf("Verilator: DataW 96 was not refused at elaboration: %v\n%s", err, out)
 	}
-	// Segmented beats: only at 256 and 512 bits, and not built yet.
+	// Segmented beats: only at 256 and 512 bits.
 	for params, want := range map[string]string{
 		".Segmented(1)":              "Segmented needs DataW 256 or 512",
-		".Segmented(1), .DataW(512)": "Segmented = 1 (beats shared by two packets) is not built yet",
+		".Segmented(1), .DataW(128)": "Segmented needs DataW 256 or 512",
 	} {
 		bad := strings.Replace(top, "ibr_switch_stage #(.PipeDepth(5))", "ibr_switch_stage #("+params+")", 1)
 		if err := os.WriteFile(filepath.Join(dir, "bad_top.sv"), []byte(bad), 0o644); err != nil {
