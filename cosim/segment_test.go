@@ -24,23 +24,25 @@ import (
 
 // segConfigs are the segmented configurations (docs/rtl.md, "Segmented
 // beats") the tests run at width w: the default; mxm (its pipelined hash)
-// with the LFSR generator at depth 3; CRC-32 with the DestQP id at depth 4,
-// the combinational ready path; sender draws L=3; and the default at depth 3
-// and mxm with the LFSR generator at depth 4, the depths at which they keep
-// a beat a cycle (segRateConfigs). The vectors mix local and global (LNH=3)
-// packets, so every field falls in the sop beat and the next.
+// with the LFSR generator and the odd-PSN id at depth 3; CRC-32 with the
+// DestQP id at depth 4, the combinational ready path; sender draws L=3 with
+// the SLID id; and the default at depth 3 and mxm with the LFSR generator at
+// depth 4, the depths at which they keep a beat a cycle (segRateConfigs).
+// Between them every id (two a beat, the tail's and the head's) and every
+// depth; the vectors mix local and global (LNH=3) packets, so every field
+// falls in the sop beat and the next.
 func segConfigs(w int) []verilog.Config {
 	a := verilog.DefaultConfig()
 	b := a
-	b.Hash, b.Generator, b.PipeDepth = hash.New(hash.MXM), "lfsr-lut/b16", 3
+	b.Hash, b.Generator, b.PipeDepth, b.ID = hash.New(hash.MXM), "lfsr-lut/b16", 3, hash.IDPSNOdd
 	c := a
 	c.Hash, c.ID, c.PipeDepth, c.Ready = hash.New(hash.CRC32), hash.IDPSNDestQP, 4, verilog.ReadyComb
 	d := a
-	d.Generator, d.CountBits, d.SenderL = refmodel.GeneratorSender, 0, 3
+	d.Generator, d.CountBits, d.SenderL, d.ID = refmodel.GeneratorSender, 0, 3, hash.IDPSNSLID
 	e := a
 	e.PipeDepth = 3
 	f := b
-	f.PipeDepth = 4
+	f.PipeDepth, f.ID = 4, hash.IDPSN
 	cs := []verilog.Config{a, b, c, d, e, f}
 	for i := range cs {
 		cs[i].Width, cs[i].Segmented = w, true
