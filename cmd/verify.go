@@ -45,6 +45,7 @@ type verifyOptions struct {
 	Vectors      string
 	RTL, Top     string // a user's stage: its file list and top module
 	Width        int    // beat width in bits (--width)
+	Segmented    bool   // --segmented: beats shared by two packets
 	Flags        rtlFlags
 	Campaign     campaignOptions // the synthesis campaign (verify_campaign.go)
 	given        map[string]bool // the flags set on the command line
@@ -174,6 +175,7 @@ func bindVerifyFlags(fs *pflag.FlagSet, o *verifyOptions) {
 	fs.StringVar(&o.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &o.Flags)
 	bindWidthFlag(fs, &o.Width)
+	bindSegmentedFlag(fs, &o.Segmented)
 	bindCampaignFlags(fs, &o.Campaign)
 }
 
@@ -260,6 +262,12 @@ func checkVerifyFlags(o verifyOptions) error {
 	}
 	if err := verilog.CheckWidth(o.Width); err != nil {
 		return fmt.Errorf("--width: %w", err)
+	}
+	if o.Segmented && o.Formal {
+		return errors.New("--segmented with --formal: the formal properties run one packet a beat; co-simulate or synthesize (--synth) segmented beats without it")
+	}
+	if err := checkSegmented(o.Segmented, o.Width); err != nil {
+		return err
 	}
 	if o.Width != verilog.DefaultWidth && o.Formal {
 		// The co-simulations (Verilator, Icarus, a user's stage, a vector
@@ -493,7 +501,7 @@ func runVerify(ctx context.Context, w io.Writer, o verifyOptions) error {
 		return fmt.Errorf("--icarus: %w", err)
 	}
 	if o.Width != 0 {
-		cfgs, icarus = withWidth(cfgs, o.Width), withWidth(icarus, o.Width)
+		cfgs, icarus = withBeats(cfgs, o.Width, o.Segmented), withBeats(icarus, o.Width, o.Segmented)
 	}
 	var synth []verilog.Config
 	if o.Synth {
@@ -581,7 +589,7 @@ func runVerifyRTL(ctx context.Context, w io.Writer, o verifyOptions) error {
 	}
 	named := cfgs[0].Name() // as --configs names it (and --icarus may)
 	if o.Width != 0 {
-		cfgs = withWidth(cfgs, o.Width)
+		cfgs = withBeats(cfgs, o.Width, o.Segmented)
 	}
 	c := cfgs[0]
 	icarus := cfgs
@@ -644,6 +652,7 @@ func runVerifyFile(ctx context.Context, w io.Writer, o verifyOptions) error {
 	}
 	if o.Width != 0 {
 		vf.Config.Width = o.Width // the RTL's beats: the vectors are packets, whatever the width
+		vf.Config.Segmented = o.Segmented
 	}
 	c := vf.Config
 	if err := c.Validate(); err != nil {

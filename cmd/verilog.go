@@ -97,6 +97,29 @@ func bindWidthFlag(fs *pflag.FlagSet, p *int) {
 		strings.Trim(fmt.Sprint(verilog.Widths()), "[]")))
 }
 
+// bindSegmentedFlag binds --segmented, the stage's Segmented.
+func bindSegmentedFlag(fs *pflag.FlagSet, p *bool) {
+	fs.BoolVar(p, "segmented", false, "with --width 256 or 512, beats shared by two packets: a packet starts at any 8-byte segment, so a beat may end one and start the next (docs/rtl.md, \"Segmented beats\")")
+}
+
+// checkSegmented refuses --segmented at a width that cannot share beats.
+func checkSegmented(seg bool, width int) error {
+	if seg && !verilog.Segmented(width) {
+		return fmt.Errorf("--segmented at --width %d: beats shared by two packets need --width 256 or 512", width)
+	}
+	return nil
+}
+
+// withBeats returns cfgs with their beat width set to w and, when seg,
+// segmented beats.
+func withBeats(cfgs []verilog.Config, w int, seg bool) []verilog.Config {
+	out := withWidth(cfgs, w)
+	for i := range out {
+		out[i].Segmented = seg
+	}
+	return out
+}
+
 // withWidth returns cfgs with their beat width set to w.
 func withWidth(cfgs []verilog.Config, w int) []verilog.Config {
 	out := make([]verilog.Config, len(cfgs))
@@ -108,10 +131,11 @@ func withWidth(cfgs []verilog.Config, w int) []verilog.Config {
 }
 
 type verilogOptions struct {
-	Out   string
-	All   bool
-	Width int
-	Flags rtlFlags
+	Out       string
+	All       bool
+	Width     int
+	Segmented bool // --segmented: beats shared by two packets
+	Flags     rtlFlags
 }
 
 var verilogOpts = verilogOptions{Out: "out/rtl", Width: verilog.DefaultWidth, Flags: defaultRTLFlags()}
@@ -144,6 +168,7 @@ func init() {
 	fs.BoolVar(&verilogOpts.All, "all", false, "write a wrapper for every configuration of the default vectors (every hash, generator and count width)")
 	bindRTLFlags(fs, &verilogOpts.Flags)
 	bindWidthFlag(fs, &verilogOpts.Width)
+	bindSegmentedFlag(fs, &verilogOpts.Segmented)
 	rootCmd.AddCommand(verilogCmd)
 }
 
@@ -162,7 +187,10 @@ func runVerilog(w io.Writer, o verilogOptions) error {
 	if o.Width == 0 {
 		o.Width = verilog.DefaultWidth
 	}
-	cfgs = withWidth(cfgs, o.Width)
+	if err := checkSegmented(o.Segmented, o.Width); err != nil {
+		return err
+	}
+	cfgs = withBeats(cfgs, o.Width, o.Segmented)
 	files, err := verilog.Files(cfgs...)
 	if err != nil {
 		return err

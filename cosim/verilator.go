@@ -116,7 +116,7 @@ func BuildVerilatorRTL(ctx context.Context, dir string, u *UserRTL, lanes int) (
 		return nil, err
 	}
 	b := verilate.Build{Dir: filepath.Join(dir, "build"), Files: files, Inputs: u.Inputs(),
-		Flags: append(append(slices.Clone(verilatorFlags), tbFlags(u.Config.DataW(), lanes)...), u.UserFlags()...)}
+		Flags: append(append(slices.Clone(verilatorFlags), tbFlags(u.Config.DataW(), u.Config.Segmented, lanes)...), u.UserFlags()...)}
 	took, err := b.Run(ctx, fmt.Sprintf("cosim: verilator build of %s (%s)", u.Top, u.FileList))
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func buildFiles(ctx context.Context, dir string, files []verilog.File, cfgs []ve
 	if err != nil {
 		return nil, err
 	}
-	b := verilate.Build{Dir: dir, Files: files, Flags: append(slices.Clone(verilatorFlags), tbFlags(w, lanes)...)}
+	b := verilate.Build{Dir: dir, Files: files, Flags: append(slices.Clone(verilatorFlags), tbFlags(w, cfgs[0].Segmented, lanes)...)}
 	took, err := b.Run(ctx, fmt.Sprintf("cosim: verilator build of %d configurations", len(cfgs)))
 	if err != nil {
 		return nil, err
@@ -164,18 +164,27 @@ func beatWidth(cfgs []verilog.Config) (int, error) {
 		if c.DataW() != w {
 			return 0, fmt.Errorf("cosim: configurations of %d and %d-bit beats in one build; build each width apart", w, c.DataW())
 		}
+		if c.Segmented != cfgs[0].Segmented {
+			return 0, fmt.Errorf("cosim: segmented and unsegmented configurations (%s, %s) in one build; the testbench packs beats one way: build each apart", cfgs[0].Name(), c.Name())
+		}
 	}
 	return w, nil
 }
 
 // tbFlags are the testbench's compile-time settings: lanes, and the beat
-// (bytes a beat and its log2, the width of the empty ports).
+// (bytes a beat and its log2, the width of the empty ports, and the width of
+// the sop-segment ports), and whether beats are segmented.
 // Wide beats also turn off Verilator's data-flow-graph pass, which splits
 // the wide CRC parities into bit-level temporaries: at 512 bits it writes
 // 22 MB of C++ (three minutes of compiling) where the plain expressions take
 // 0.6 MB.
-func tbFlags(width, lanes int) []string {
-	f := []string{"-CFLAGS", fmt.Sprintf("-DLANES=%d -DBEAT=%d -DEMPTYW=%d", lanes, width/8, bits.Len(uint(width/8))-1)}
+func tbFlags(width int, segmented bool, lanes int) []string {
+	defs := fmt.Sprintf("-DLANES=%d -DBEAT=%d -DEMPTYW=%d -DSEGW=%d", lanes, width/8, bits.Len(uint(width/8))-1,
+		verilog.Config{Width: width}.SegBits())
+	if segmented {
+		defs += " -DSEGMENTED=1"
+	}
+	f := []string{"-CFLAGS", defs}
 	if width != verilog.DefaultWidth {
 		f = append(f, "-fno-dfg")
 	}
@@ -192,7 +201,8 @@ type RunOptions struct {
 	Gap     int // an idle input cycle after every Gap packets of a lane (0: never)
 	// Dense offers every beat the cycle after the last was taken: no idle
 	// input cycle inside or before a packet (the testbench's word gaps off;
-	// Gap still applies). Back-to-back traffic, for the stage's rate.
+	// Gap still applies), and with segmented beats each packet at the first
+	// legal segment (no idle segments). Back-to-back traffic, for the stage's rate.
 	Dense bool
 	Parts int // simulator processes run at once, each on a range of the vectors (0: the default, 1)
 }
@@ -221,7 +231,7 @@ func (o RunOptions) Validate() error {
 // A Mismatch is one difference the testbench found.
 type Mismatch struct {
 	Index int    // the vector's index in its set
-	What  string // packet, stat, state, extra, extra-stat, deadlock, finish
+	What  string // packet, sop-seg, stat, state, extra, extra-stat, deadlock, finish
 	Got   string
 	Want  string
 }
@@ -391,7 +401,7 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 			args := []string{"+vectors=" + vectorFile, fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+digest=%016x", digest), fmt.Sprintf("+maxfail=%d", o.MaxFail),
 				fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap), fmt.Sprintf("+part=%d", k), fmt.Sprintf("+parts=%d", o.Parts), ErrorLimit}
 			if o.Dense {
-				args = append(args, "+wgap=0")
+				args = append(args, "+wgap=0", "+dense=1")
 			}
 			cmd := toolCommand(ctx, m.Binary, args...)
 			var out bytes.Buffer

@@ -96,6 +96,8 @@ var widthPlants = []struct {
 	{"the VCRC ingress check of a 128-bit eop beat compared with the wrong lanes", "ibr_crc16_bytes_end.sv",
 		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-3) -: 8], data_i[DataW-1-8*(NB-4*k-4) -: 8]};",
 		"assign got[16*k +: 16] = {data_i[DataW-1-8*(NB-4*k-4) -: 8], data_i[DataW-1-8*(NB-4*k-3) -: 8]};", 0, 128, false},
+	{"a sop beat's segment given as nonzero with one packet a beat", "ibr_switch_stage.sv",
+		"assign out_sop_seg_o = '0;", "assign out_sop_seg_o = {SegW{head_sop}};", 0, 512, false},
 }
 
 // queuePlants are bugs in the ring of pending decisions (DataW > 64), which

@@ -16,7 +16,7 @@ import (
 type Port struct {
 	Dir     string // "input" or "output"
 	Name    string // e.g. "in_data_i"
-	Width   string // the declared range's upper bound: "" (1 bit), "15", "StateW-1", "FieldW-1", "DataW-1", "EmptyW-1"
+	Width   string // the declared range's upper bound: "" (1 bit), "15", "StateW-1", "FieldW-1", "DataW-1", "EmptyW-1", "SegW-1"
 	Comment string // the declaration's trailing comment, if any
 }
 
@@ -36,6 +36,8 @@ func (p Port) Bits(c Config) int {
 		return c.DataW()
 	case "EmptyW-1":
 		return c.EmptyBits()
+	case "SegW-1":
+		return c.SegBits()
 	}
 	n, _ := strconv.Atoi(p.Width) // parsePorts accepts nothing else
 	return n + 1
@@ -99,10 +101,10 @@ func parsePorts(src string) ([]Port, error) {
 		}
 		p := Port{Dir: m[1], Width: strings.ReplaceAll(m[2], " ", ""), Name: m[3], Comment: m[4]}
 		switch p.Width {
-		case "", "StateW-1", "FieldW-1", "DataW-1", "EmptyW-1":
+		case "", "StateW-1", "FieldW-1", "DataW-1", "EmptyW-1", "SegW-1":
 		default:
 			if _, err := strconv.Atoi(p.Width); err != nil {
-				return nil, fmt.Errorf("verilog: port %s: width [%s:0] is neither a number nor StateW-1, FieldW-1, DataW-1 or EmptyW-1", p.Name, p.Width)
+				return nil, fmt.Errorf("verilog: port %s: width [%s:0] is neither a number nor StateW-1, FieldW-1, DataW-1, EmptyW-1 or SegW-1", p.Name, p.Width)
 			}
 		}
 		if want := map[string]string{"input": "_i", "output": "_o"}[p.Dir]; !strings.HasSuffix(p.Name, want) && p.Name != "rst_ni" {

@@ -59,7 +59,7 @@ var rtlFS embed.FS
 // libraryFiles are the library's files in compile order: the package, the
 // modules leaf first, then the include file and the waivers (not compiled).
 var libraryFiles = []string{
-	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_crc16_bytes_end.sv", "ibr_link_pre.sv", "ibr_siphash.sv",
+	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_crc16_bytes_end.sv", "ibr_crc16_seg.sv", "ibr_seg_fields.sv", "ibr_link_pre.sv", "ibr_siphash.sv",
 	"ibr_hash.sv", "ibr_hash_lemma.sv", "ibr_gen_ideal.sv", "ibr_gen_lfsr_lut.sv", "ibr_gen_shiftreg.sv", "ibr_switch_stage.sv",
 	DefsFile, SpecFile, WaiverFile,
 }
@@ -92,6 +92,9 @@ type Config struct {
 	// (the stage's HashLatency, ibr_siphash's Latency), 1..8; 0, the only
 	// value for the other hashes, does them in the PSN's cycle.
 	HashLatency int
+	// Segmented takes beats shared by two packets (the stage's Segmented;
+	// docs/rtl.md, "Segmented beats"): 256- and 512-bit beats only.
+	Segmented bool
 }
 
 // MaxPipeDepthWide is the deepest pipeline the stage takes at beats wider
@@ -136,6 +139,10 @@ func (c Config) DataW() int {
 
 // EmptyBits is the width of the stage's empty ports, log2 of the bytes a beat.
 func (c Config) EmptyBits() int { return bits.Len(uint(c.DataW()/8)) - 1 }
+
+// SegBits is the width of the stage's sop-segment ports, log2 of the 8-byte
+// segments a beat, and 1 at beats of one or two segments (SegW).
+func (c Config) SegBits() int { return max(1, bits.Len(uint(c.DataW()/(8*SegBytes)))-1) }
 
 // DefaultConfig is the thesis's practical variant (refmodel.DefaultConfig):
 // mult0 over the PSN, thesis link encoding, ideal generator, 3-bit count.
@@ -287,6 +294,9 @@ func (c Config) Validate() error {
 	if err := CheckWidth(c.DataW()); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Segmented && !Segmented(c.DataW()) {
+		errs = append(errs, fmt.Errorf("segmented beats at %d-bit beats: a beat shared by two packets needs 256 or 512 bits", c.DataW()))
+	}
 	return errors.Join(errs...)
 }
 
@@ -344,6 +354,9 @@ func (c Config) Name() string {
 	}
 	if c.DataW() != DefaultWidth {
 		fmt.Fprintf(&b, "_w%d", c.DataW())
+	}
+	if c.Segmented {
+		b.WriteString("_seg")
 	}
 	if c.Hash.Kind == hash.SipHash && c.Hash.Key() != hash.DefaultKey {
 		k := c.Hash.Key()
@@ -484,6 +497,9 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	if c.DataW() != DefaultWidth {
 		fmt.Fprintf(&b, ",\n// %d-bit beats", c.DataW())
+		if c.Segmented {
+			b.WriteString(" shared by two packets (segmented)")
+		}
 	}
 	fmt.Fprintf(&b, ". The matching model\n")
 	fmt.Fprintf(&b, "// (refmodel.Config, for local packets; global ones take lnh=3):\n")
@@ -521,6 +537,9 @@ func Wrapper(c Config) ([]byte, error) {
 	}
 	if c.DataW() != DefaultWidth {
 		params = append(params, fmt.Sprintf(".DataW(%d)", c.DataW()))
+	}
+	if c.Segmented {
+		params = append(params, ".Segmented(1'b1)")
 	}
 	if c.HashLatency != 0 {
 		params = append(params, fmt.Sprintf(".HashLatency(%d)", c.HashLatency))

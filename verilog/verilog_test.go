@@ -41,7 +41,22 @@ func wideConfigs() []Config {
 	}
 	s := DefaultConfig()
 	s.Generator, s.CountBits, s.SenderL, s.Width = refmodel.GeneratorSender, 0, 3, 256
-	return append(cs, s)
+	cs = append(cs, s)
+	// Segmented beats: the default at both widths, mxm with the LFSR
+	// generator at depth 3, CRC-32 with the DestQP id at depth 4 and the
+	// combinational ready path, sender draws.
+	for _, w := range []int{256, 512} {
+		a := DefaultConfig()
+		a.Width, a.Segmented = w, true
+		b := a
+		b.Hash, b.Generator, b.PipeDepth = hash.New(hash.MXM), "lfsr-lut/b16", 3
+		c := a
+		c.Hash, c.ID, c.PipeDepth, c.Ready = hash.New(hash.CRC32), hash.IDPSNDestQP, 4, ReadyComb
+		d := a
+		d.Generator, d.CountBits, d.SenderL = refmodel.GeneratorSender, 0, 3
+		cs = append(cs, a, b, c, d)
+	}
+	return cs
 }
 
 // TestVCRCMasks holds the RTL's VCRC masks to package header's VCRC: a
@@ -212,11 +227,18 @@ func TestPorts(t *testing.T) {
 	want := []string{"input clk_i 1", "input rst_ni 1", "input cfg_we_i 1", "input cfg_switch_i 16", "input cfg_port_i 8",
 		"input cong_i 1", "input gen_load_i 1", "input gen_state_i 128", "output gen_state_o 128", "input in_valid_i 1",
 		"output in_ready_o 1", "input in_data_i 64", "input in_sop_i 1", "input in_eop_i 1", "input in_empty_i 3",
-		"output out_valid_o 1", "input out_ready_i 1", "output out_data_o 64", "output out_sop_o 1", "output out_eop_o 1",
-		"output out_empty_o 3", "output stat_valid_o 1", "output stat_replace_o 1", "output stat_saturated_o 1",
+		"input in_sop_seg_i 1", "output out_valid_o 1", "input out_ready_i 1", "output out_data_o 64", "output out_sop_o 1", "output out_eop_o 1",
+		"output out_empty_o 3", "output out_sop_seg_o 1", "output stat_valid_o 1", "output stat_replace_o 1", "output stat_saturated_o 1",
 		"output stat_cong_o 1", "output stat_hash_o 1", "output stat_field_o 3", "output stat_malformed_o 1"}
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
 		t.Errorf("ports:\n%s\nwant:\n%s", g, w)
+	}
+	for w, want := range map[int]int{64: 1, 128: 1, 256: 2, 512: 3} {
+		c := DefaultConfig()
+		c.Width = w
+		if got := c.SegBits(); got != want {
+			t.Errorf("SegBits at %d bits = %d, want %d (log2 of the 8-byte segments a beat, at least 1)", w, got, want)
+		}
 	}
 	src := "x\nmodule ibr_switch_stage #(\n) (\n  input  wire logic a_i,\n%s\n);\n"
 	for _, bad := range []string{"  input wire logic [W:0] b_i,", "  inout wire logic c_i,", "  input wire logic a_i", "  output logic d_i"} {
@@ -266,6 +288,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.Ready = 2 }, "ready path 2"},
 		{func(c *Config) { c.Width, c.PipeDepth = 512, 17 }, "pipeline depth 17: want 2..16 at 512-bit beats"},
 		{func(c *Config) { c.HashLatency = 3 }, "only SipHash's rounds are pipelined"},
+		{func(c *Config) { c.Segmented = true }, "segmented beats at 64-bit beats: a beat shared by two packets needs 256 or 512 bits"},
+		{func(c *Config) { c.Width, c.Segmented = 128, true }, "segmented beats at 128-bit beats"},
 		{func(c *Config) { c.Hash, c.HashLatency = hash.New(hash.SipHash), 9 }, "hash latency 9"},
 	} {
 		c := DefaultConfig()
@@ -419,6 +443,20 @@ func TestParameterChecks(t *testing.T) {
 	out, err = exec.Command("verilator", append([]string{"--lint-only", "-Wno-WIDTH", "-I" + dir, "--top-module", "bad_top"}, srcs...)...).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "DataW must be 64, 128, 256 or 512") {
 		t.Errorf("Verilator: DataW 96 was not refused at elaboration: %v\n%s", err, out)
+	}
+	// Segmented beats: only at 256 and 512 bits.
+	for params, want := range map[string]string{
+		".Segmented(1)":              "Segmented needs DataW 256 or 512",
+		".Segmented(1), .DataW(128)": "Segmented needs DataW 256 or 512",
+	} {
+		bad := strings.Replace(top, "ibr_switch_stage #(.PipeDepth(5))", "ibr_switch_stage #("+params+")", 1)
+		if err := os.WriteFile(filepath.Join(dir, "bad_top.sv"), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err = exec.Command("verilator", append([]string{"--lint-only", "-Wno-WIDTH", "-I" + dir, "--top-module", "bad_top"}, srcs...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("Verilator: #(%s) was not refused at elaboration (want %q): %v\n%s", params, want, err, out)
+		}
 	}
 }
 

@@ -105,7 +105,7 @@
     logic [7:0] flags;
     logic [MaxStateBits-1:0] st_in, st_out;
     {rst_ni, cfg_we_i, cong_i, gen_load_i, in_valid_i, in_sop_i, in_eop_i} = '0;
-    {cfg_switch_i, cfg_port_i, gen_state_i, in_data_i, in_empty_i} = '0;
+    {cfg_switch_i, cfg_port_i, gen_state_i, in_data_i, in_empty_i, in_sop_seg_i} = '0;
     for (int i = 0; i < 256; i++) for (int a = 0; a < 2; a++) for (int c = 0; c < 2; c++)
       for (int s = 0; s < 2; s++) cov[i][a][c][s] = 0;
     if (!$value$plusargs("hex=%s", fname)) $fatal(1, "ibr_example_tb: no +hex=FILE (a stage.hex of `ibreservoir vectors`)");

@@ -76,6 +76,9 @@ var docTable = map[string]docEntry{
 		Why: "the 396 pairs take hours of CPU; the Slurm array's tasks in a loop, two shards of a campaign of two small 64-bit pairs, for the merge that follows", Needs: []string{"yosys", "sta"}, Slow: true, Timeout: 10 * time.Minute},
 	`ibreservoir verify --merge "$(echo parts/synth-*.json | tr ' ' ,)" --synth-table docs/synthesis-widths.md`: {
 		Why: "runs as written on the loop's partials (the clone's page becomes the two-pair campaign's)", Slow: true},
+	"go run . verify --synth --synth-lib asap7 --width 512 --segmented --configs mult0_ideal_c3 --random 50 --icarus none": {
+		Run: "go run . verify --synth --synth-lib asap7 --width 256 --segmented --configs parity_lfsr_lut_b16_c3 --random 20 --icarus none",
+		Why: "a segmented 512-bit stage in ASAP7 takes minutes of Yosys; the smallest configuration, segmented at 256 bits, takes the same path", Needs: []string{"verilator", "yosys", "sta"}, Slow: true, Timeout: 15 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	// docs/rtl.md: a team's own stage (a copy of the library with a planted bug) and the mutation campaign.

@@ -19,6 +19,8 @@
 // The ibr_stage library, leaf first (compile order; ibr_stage.f lists it):
 //   ibr_pkg           kinds (enums) and the constants the Go model derives
 //   ibr_crc16_bytes   combinational VCRC core over 4 or 8 bytes (IBA Vol. 1 7.8.2)
+//   ibr_crc16_seg     the VCRC over a segmented 256/512-bit beat (docs/rtl.md)
+//   ibr_seg_fields    where a segmented beat holds its two packets' fields
 //   ibr_link_pre      per-port link encoding d and hash multiplier K (spec section 3)
 //   ibr_hash          H(id, d), one bit, for every hash of package hash
 //   ibr_gen_ideal     xoshiro128** with the exact rejection rule (spec section 4)
@@ -37,6 +39,17 @@
 // derived from DataW (docs/rtl.md, "Beat width"), possibly the sop beat, and
 // the VCRC of the eop beat is one CRC step over the whole beat with its last
 // m bytes zeroed, rewound by m zero bytes (ibr_pkg::vcrc_rewind).
+//
+// Segmented = 1 (DataW 256 or 512; docs/rtl.md, "Segmented beats"): a packet
+// starts at any 8-byte segment (in_sop_seg_i), so a beat may hold the end of
+// one packet (the tail) and the start of the next (the head), at most one
+// sop and one eop. ibr_seg_fields finds both packets' BTH byte 4 and PSN;
+// a beat allocates up to two decision entries (the tail's first), its PSNs
+// join a 2-entry id queue before the one hash unit, the egress patches up to
+// two telemetry bytes, ibr_crc16_seg checks and recomputes the eop packet's
+// VCRC while starting the head's, and a beat's second status leaves a cycle
+// after its first. Each packet's hash takes the port configuration its sop
+// beat was taken with. The egress keeps the beat structure it was given.
 //
 // Datapath. Words pass through PipeDepth registers (an elastic pipeline that
 // collapses bubbles), behind a one-word skid buffer that registers in_ready_o
@@ -114,6 +127,11 @@ module ibr_switch_stage #(
   parameter int                         ShiftQ     = 1,
   // Beat width in bits: 64, 128, 256 or 512.
   parameter int                         DataW      = 64,
+  // Beats shared by two packets (docs/rtl.md, "Segmented beats"): 0, one
+  // packet a beat, in_sop_seg_i ignored and out_sop_seg_o 0; 1 (DataW 256 or
+  // 512 only), a beat may hold the end of one packet and the start of the
+  // next, from segment in_sop_seg_i.
+  parameter bit                         Segmented  = 1'b0,
   // Width of the generator state port, rng's StateBits (1 for sender draws,
   // which have none); derived, not set.
   parameter int StateW = (GenKind == ibr_pkg::GenIdeal)   ? 128 :
@@ -125,7 +143,10 @@ module ibr_switch_stage #(
   // Width of the hop field (hop_count, or hop_rand with sender draws); derived.
   parameter int FieldW = (GenKind == ibr_pkg::GenSender) ? SenderL + 1 : CountBits,
   // Width of in_empty_i/out_empty_o, log2 of the bytes a beat; derived.
-  parameter int EmptyW = $clog2(DataW / 8)
+  parameter int EmptyW = $clog2(DataW / 8),
+  // Width of in_sop_seg_i/out_sop_seg_o, log2 of the 8-byte segments a beat
+  // (1 at 64 and 128 bits); derived.
+  parameter int SegW = (DataW > 128) ? $clog2(DataW / 64) : 1
 ) (
   input  wire logic              clk_i,
   input  wire logic              rst_ni,
@@ -146,6 +167,7 @@ module ibr_switch_stage #(
   input  wire logic              in_sop_i,      // the packet's first beat
   input  wire logic              in_eop_i,      // the packet's last beat
   input  wire logic [EmptyW-1:0] in_empty_i,    // unused bytes at the end of the eop beat
+  input  wire logic [SegW-1:0]   in_sop_seg_i,  // Segmented: the sop packet's first segment
   // Egress stream.
   output      logic              out_valid_o,   // out_data_o holds a beat
   input  wire logic              out_ready_i,   // the next stage takes it this cycle
@@ -153,7 +175,9 @@ module ibr_switch_stage #(
   output      logic              out_sop_o,     // the packet's first beat
   output      logic              out_eop_o,     // the packet's last beat
   output      logic [EmptyW-1:0] out_empty_o,   // unused bytes at the end of the eop beat
-  // Per-packet status, one cycle after the telemetry word leaves (counters, coverage).
+  output      logic [SegW-1:0]   out_sop_seg_o, // Segmented: as in_sop_seg_i; else 0
+  // Per-packet status, one cycle after the telemetry word leaves (counters, coverage;
+  // Segmented: a beat's second one, two cycles after).
   output      logic              stat_valid_o,      // the fields below are this packet's
   output      logic              stat_replace_o,    // the reservoir took this hop
   output      logic              stat_saturated_o,  // count already at 2^b-1 (sender: draws spent)
@@ -171,8 +195,11 @@ module ibr_switch_stage #(
   // Pending decisions at DataW > 64: one per telemetry beat in the pipeline
   // (a one-beat packet's telemetry beat may fill every slot), in a ring of
   // DecN entries addressed by DecW-bit pointers (DecA entries stored).
-  localparam int DecN     = PipeDepth;
-  localparam int DecW     = $clog2(PipeDepth);
+  // Segmented: one per telemetry byte; a packet's lies in its sop beat or the
+  // next, and a beat holds one sop, so PipeDepth beats hold at most
+  // PipeDepth+1 of them.
+  localparam int DecN     = Segmented ? PipeDepth + 1 : PipeDepth;
+  localparam int DecW     = $clog2(DecN);
 
   // Elaboration-time parameter checks.
   if (HashKind < ibr_pkg::HashParity || HashKind > ibr_pkg::HashMxm) begin : gen_bad_hash
@@ -209,6 +236,12 @@ module ibr_switch_stage #(
   if (EmptyW != $clog2(DataW / 8)) begin : gen_bad_empty
     `IBR_PARAM_ERROR("ibr_switch_stage: EmptyW is derived ($clog2(DataW/8)); do not set it")
   end
+  if (SegW != ((DataW > 128) ? $clog2(DataW / 64) : 1)) begin : gen_bad_segw
+    `IBR_PARAM_ERROR("ibr_switch_stage: SegW is derived (log2 of the segments a beat); do not set it")
+  end
+  if (Segmented && DataW != 256 && DataW != 512) begin : gen_bad_segmented_width
+    `IBR_PARAM_ERROR("ibr_switch_stage: Segmented needs DataW 256 or 512")
+  end
 
   // ---------------------------------------------------------------------------
   // Port configuration: d and K once per port.
@@ -232,12 +265,13 @@ module ibr_switch_stage #(
   logic [PipeDepth-1:0] accept;  // slot i takes a new word this cycle (below)
   logic        iw_valid, iw_sop, iw_eop, iw_cong, iw_fire;
   logic [DataW-1:0]  iw_beat;
-  logic [63:0]       iw_data;  // the beat's lanes 0-7 (the LRH in the sop beat)
+  logic [63:0]       iw_data;  // the beat's lanes 0-7 (the LRH in the sop beat; segmented: the sop segment's)
   logic [EmptyW-1:0] iw_empty;
   // The port configuration as of the beat's handshake (a write with it
   // applies): at DataW > 64 the PSN may share the sop beat, with which the
   // next packet's cfg_we_i may already come while this one waits.
   logic [31:0]       iw_d, iw_k;
+  logic [SegW-1:0]   iw_seg;  // Segmented: the sop segment
 
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_skid
     // A one-word skid buffer: in_ready_o is "the buffer is empty", a register.
@@ -283,6 +317,17 @@ module ibr_switch_stage #(
         skid_k_q    <= cfg_we_i ? k_pre : k_q;
       end
     end
+    if (Segmented) begin : gen_skid_seg
+      logic [SegW-1:0] skid_seg_q;
+      always_ff @(posedge clk_i) begin
+        if (!skid_v_q && in_valid_i && !accept[0]) begin
+          skid_seg_q <= in_sop_seg_i;  // data, no reset (read only while skid_v_q)
+        end
+      end
+      assign iw_seg = skid_v_q ? skid_seg_q : in_sop_seg_i;
+    end else begin : gen_skid_noseg
+      assign iw_seg = in_sop_seg_i;
+    end
   end else begin : gen_comb_ready
     // A plain elastic pipeline: the input is ready when slot 0 takes a word.
     assign in_ready_o = accept[0];
@@ -294,9 +339,15 @@ module ibr_switch_stage #(
     assign iw_cong    = cong_i;
     assign iw_d       = cfg_we_i ? d_pre : d_q;
     assign iw_k       = cfg_we_i ? k_pre : k_q;
+    assign iw_seg     = in_sop_seg_i;
   end
   assign iw_fire = iw_valid && accept[0];
-  assign iw_data = iw_beat[DataW-1 -: 64];
+  if (Segmented) begin : gen_hdr_seg
+    // The sop packet's LRH: its segment of the beat.
+    assign iw_data = iw_beat[DataW-1-64*32'(iw_seg) -: 64];
+  end else begin : gen_hdr_lane0
+    assign iw_data = iw_beat[DataW-1 -: 64];
+  end
   logic unused_lrh0;
   assign unused_lrh0 = ^iw_data;  // the fields read depend on DataW; the slots carry the beat whole
 
@@ -307,8 +358,19 @@ module ibr_switch_stage #(
   logic [1:0]  lnh_q, lnh;
   logic [10:0] pktlen_q, pktlen;
   logic [15:0] slid_q, slid;
+  logic [23:0] destqp_q;  // DestQP of the newest telemetry beat (below)
   logic        sop_cong_q;
   logic        iba, is_tel_in, is_psn_in, is_vcrc_in, len_bad_in, lane4_in;
+  // Segmented: the beat holds two packets (the tail ending, the head
+  // starting), and a second telemetry byte (the head's, behind the tail's).
+  logic        seg_two, is_tel2_in;
+  logic [7:0]  tel2_byte4;
+  logic        tel_cong, tel2_cong;  // the congested bit of each telemetry byte's packet
+  logic        seg_t_tel;            // the first telemetry byte is the tail's
+  logic [EmptyW-1:0] seg_lane0, seg_lane1;  // the lanes of the first and second telemetry byte
+  logic        seg_psn_t, seg_psn_h; // the beat holds the tail's, the head's PSN
+  logic [31:0] seg_id_t, seg_id_h;   //   and their ids
+  logic [31:0] seg_d_t, seg_k_t;     // the tail's port configuration (its sop beat's)
   logic [10:0] tel_widx;
   logic [7:0]  tel_byte4;   // BTH byte 4 of the beat entering slot 0, were it the telemetry beat
   logic [23:0] tel_destqp;  // DestQP (BTH bytes 5-7), likewise
@@ -337,7 +399,7 @@ module ibr_switch_stage #(
     assign lane4_in   = iw_empty == 3'd2;
     assign len_bad_in = widx != {1'b0, pktlen[10:1]} || iw_empty != (pktlen[0] ? 3'd2 : 3'd6) ||
                         pktlen > 11'(ibr_pkg::MaxLegalPktLen);
-  end else begin : gen_wide_in
+  end else if (!Segmented) begin : gen_wide_in
     // The BTH starts at packet byte 8 (LNH=2) or 48 (LNH=3, behind the GRH):
     // byte 4 and DestQP (BTH bytes 4-7) and the PSN (9-11) each lie in one
     // beat at every width; beat index and lane of each, per LNH.
@@ -357,6 +419,110 @@ module ibr_switch_stage #(
     assign lane4_in   = 1'b0;  // the 64-bit stage's VCRC lane tag; unused here
     assign len_bad_in = widx != 11'((flen - 13'd1) >> EmptyW) || iw_empty != EmptyW'(13'd0 - flen) ||
                         pktlen > 11'(ibr_pkg::MaxLegalPktLen);
+  end else begin : gen_seg_in
+    // Segmented beats: ibr_seg_fields gives where the beat holds the tail's
+    // (the packet open before it) and the head's (starting in it) BTH byte 4
+    // and PSN. The first telemetry byte (the tail's when the beat holds it,
+    // else the head's) takes the first decision entry allocated, the head's
+    // behind the tail's the second (is_tel2_in).
+    logic              t_tel, t_psn, h_tel, h_psn;
+    logic [EmptyW-1:0] t_tel_lane, t_psn_lane, h_tel_lane, h_psn_lane;
+    ibr_seg_fields #(.DataW(DataW)) u_fields (
+      .clk_i, .rst_ni, .take_i(iw_fire), .data_i(iw_beat), .sop_i(iw_sop), .sop_seg_i(iw_seg),
+      .eop_i(iw_eop), .empty_i(iw_empty),
+      .tail_tel_o(t_tel), .tail_tel_lane_o(t_tel_lane), .tail_psn_o(t_psn), .tail_psn_lane_o(t_psn_lane),
+      .head_tel_o(h_tel), .head_tel_lane_o(h_tel_lane), .head_psn_o(h_psn), .head_psn_lane_o(h_psn_lane)
+    );
+    logic [7:0]  t_b4, h_b4;
+    logic [23:0] t_dq, h_dq, t_psnv, h_psnv;
+    assign t_b4   = iw_beat[DataW-1-8*32'(t_tel_lane) -: 8];
+    assign t_dq   = iw_beat[DataW-9-8*32'(t_tel_lane) -: 24];
+    assign h_b4   = iw_beat[DataW-1-8*32'(h_tel_lane) -: 8];
+    assign h_dq   = iw_beat[DataW-9-8*32'(h_tel_lane) -: 24];
+    assign t_psnv = iw_beat[DataW-1-8*32'(t_psn_lane) -: 24];
+    assign h_psnv = iw_beat[DataW-1-8*32'(h_psn_lane) -: 24];
+    assign is_tel_in  = t_tel || h_tel;
+    assign is_tel2_in = t_tel && h_tel;
+    assign tel_byte4  = t_tel ? t_b4 : h_b4;
+    assign tel2_byte4 = h_b4;
+    // The tail's congested bit came with its sop beat, the head's comes now.
+    assign tel_cong   = t_tel ? sop_cong_q : iw_cong;
+    assign tel2_cong  = iw_cong;
+    assign tel_destqp = h_tel ? h_dq : t_dq;  // the newest telemetry byte's (destqp_q)
+    assign is_psn_in  = t_psn || h_psn;
+    assign tel_widx   = '0;  // (the fields' beats: ibr_seg_fields)
+    assign psn        = '0;  // (the two ids: below)
+    // The ids: the tail's with the SLID of its sop beat and the DestQP of its
+    // telemetry byte (this beat's or an earlier one's), the head's from this
+    // beat. Each hash takes the port configuration its packet's sop beat was
+    // taken with (a cfg_we_i with it applies): the tail's registered then
+    // (this beat's write, with the head's sop, is the head's).
+    logic [31:0] pkt_d_q, pkt_k_q;
+    always_ff @(posedge clk_i) begin
+      if (iw_fire && iw_sop) begin
+        pkt_d_q <= iw_d;  // data, no reset (read only for a packet after its sop beat)
+        pkt_k_q <= iw_k;
+      end
+    end
+    assign seg_d_t    = pkt_d_q;
+    assign seg_k_t    = pkt_k_q;
+    assign seg_t_tel  = t_tel;
+    assign seg_lane0  = t_tel ? t_tel_lane : h_tel_lane;
+    assign seg_lane1  = h_tel_lane;
+    assign seg_psn_t  = t_psn;
+    assign seg_psn_h  = h_psn;
+    assign seg_id_t   = id_of(t_psnv, slid_q, t_tel ? t_dq : destqp_q);
+    assign seg_id_h   = id_of(h_psnv, iw_data[15:0], h_dq);
+    // The frame-length check of the packet ending in the beat: the head when
+    // the beat holds it whole, else the tail (its sop segment, PktLen and beat
+    // count registered from its sop beat). The frame of 4*PktLen+2 bytes from
+    // lane 8s ends in beat (8s+4*PktLen+1)/NB with -(8s+4*PktLen+2) mod NB
+    // lanes empty.
+    logic [EmptyW-1:0] last;
+    logic              one;
+    logic [SegW-1:0]   seg_q, e_seg;
+    logic [10:0]       e_plen, e_widx;
+    logic [13:0]       eoff;
+    assign last    = EmptyW'(NB - 1) - iw_empty;
+    assign one     = iw_sop && iw_eop && {iw_seg, 3'b000} <= last;
+    assign seg_two = iw_sop && iw_eop && !one;
+    assign e_seg   = one ? iw_seg : seg_q;
+    assign e_plen  = one ? iw_data[26:16] : pktlen_q;
+    assign e_widx  = one ? 11'd0 : wcnt_q;
+    assign eoff    = 14'({e_seg, 3'b000}) + 14'({e_plen, 2'b10});
+    assign lane4_in   = 1'b0;  // the 64-bit stage's VCRC lane tag; unused here
+    assign len_bad_in = e_widx != 11'((eoff - 14'd1) >> EmptyW) || iw_empty != EmptyW'(14'd0 - eoff) ||
+                        e_plen > 11'(ibr_pkg::MaxLegalPktLen);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        seg_q <= '0;
+      end else if (iw_fire && iw_sop) begin
+        seg_q <= iw_seg;
+      end
+    end
+    logic unused_seg_in;
+    assign unused_seg_in = ^{iba, pktlen, tel_widx, psn};
+  end
+  if (!Segmented) begin : gen_one_tel
+    // One telemetry byte a beat; its congested bit from the sop beat (at
+    // DataW > 64 possibly the telemetry beat itself).
+    assign seg_two    = 1'b0;
+    assign is_tel2_in = 1'b0;
+    assign tel2_byte4 = '0;
+    assign tel_cong   = 1'b0;  // (the ring's entries take it from the sop beat or sop_cong_q)
+    assign tel2_cong  = 1'b0;
+    assign seg_t_tel  = 1'b0;
+    assign seg_lane0  = '0;
+    assign seg_lane1  = '0;
+    assign seg_psn_t  = 1'b0;
+    assign seg_psn_h  = 1'b0;
+    assign seg_id_t   = '0;
+    assign seg_id_h   = '0;
+    assign seg_d_t    = '0;
+    assign seg_k_t    = '0;
+    logic unused_one_tel;
+    assign unused_one_tel = ^{iw_seg, seg_d_t, seg_k_t, seg_two, is_tel2_in, tel2_byte4, tel_cong, tel2_cong,
+                              seg_t_tel, seg_psn_t, seg_psn_h, seg_id_t, seg_id_h, seg_lane0, seg_lane1};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -366,7 +532,7 @@ module ibr_switch_stage #(
       pktlen_q   <= '0;
       sop_cong_q <= 1'b0;
     end else if (iw_fire) begin
-      wcnt_q <= iw_eop ? 11'd0 : (widx == 11'h7ff ? widx : widx + 11'd1);
+      wcnt_q <= (iw_eop && !seg_two) ? 11'd0 : (widx == 11'h7ff ? widx : widx + 11'd1);
       if (iw_sop) begin
         lnh_q      <= iw_data[49:48];
         pktlen_q   <= iw_data[26:16];
@@ -382,7 +548,6 @@ module ibr_switch_stage #(
 
   // Telemetry word: BTH byte 4 and DestQP (BTH bytes 5-7); PSN word: BTH bytes 9-11.
   logic [7:0]  byte4_q;
-  logic [23:0] destqp_q;
   logic        tel_seen_q, dec_cong_q, draw_start_q;
   logic [23:0] destqp;  // DestQP for the id: from the beat itself when it is the telemetry beat
   logic [31:0] id;
@@ -398,6 +563,16 @@ module ibr_switch_stage #(
     assign slid   = slid_q;
     assign destqp = destqp_q;
   end
+  // The id of a segmented beat's two packets (gen_id_seg): the rule of the
+  // gen_id_* blocks below, for any PSN, SLID and DestQP.
+  function automatic logic [31:0] id_of(input logic [23:0] p, input logic [15:0] sl, input logic [23:0] dq);
+    case (IdOpt)
+      ibr_pkg::IdPsn:     id_of = {8'd0, p};
+      ibr_pkg::IdPsnOdd:  id_of = {7'd0, p, 1'b1};
+      ibr_pkg::IdPsnSlid: id_of = {8'd0, p} ^ {sl, 16'd0};
+      default:            id_of = {8'd0, p} ^ {dq, 8'd0};
+    endcase
+  endfunction
   if (IdOpt == ibr_pkg::IdPsn) begin : gen_id_psn
     assign id = {8'd0, psn};
     logic unused_id_fields;
@@ -435,7 +610,12 @@ module ibr_switch_stage #(
   logic [31:0] hash_id, hash_d, hash_k;  // with the configuration the PSN beat was taken with
   logic        psn_take;
   logic [DecW-1:0] tel_tag, psn_tag, hash_tag;
-  if (Wide) begin : gen_id_reg
+  logic [DecW-1:0] seg_tag_t, seg_tag_h;  // segmented: the entries of the tail's and the head's telemetry bytes
+  if (!Segmented) begin : gen_no_seg_tags
+    logic unused_seg_tags;
+    assign unused_seg_tags = ^{seg_tag_t, seg_tag_h};
+  end
+  if (Wide && !Segmented) begin : gen_id_reg
     logic id_ok_q;
     logic [31:0] id_q, id_d_q, id_k_q;
     logic [DecW-1:0] id_tag_q;
@@ -462,6 +642,45 @@ module ibr_switch_stage #(
     assign hash_k   = id_k_q;
     assign psn_take = id_ok_q;
     assign psn_tag  = id_tag_q;
+  end else if (Wide) begin : gen_id_seg
+    // Up to two PSNs a beat (the tail's, then the head's) join a 2-entry
+    // queue of (id, configuration, tag) before the one hash unit, which takes
+    // the oldest a cycle. A beat holds one sop, so at most one id waits a
+    // cycle (docs/rtl.md, "Segmented beats"): two entries suffice.
+    localparam int QW = 96 + DecW;  // {id, d, k, tag}
+    logic          q0_v_q, q1_v_q, push_t, push_h;
+    logic [QW-1:0] q0_q, q1_q, ent_t, ent_h;
+    assign push_t = iw_fire && seg_psn_t;
+    assign push_h = iw_fire && seg_psn_h;
+    assign ent_t  = {seg_id_t, seg_d_t, seg_k_t, seg_tag_t};
+    assign ent_h  = {seg_id_h, iw_d, iw_k, seg_tag_h};
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        q0_v_q <= 1'b0;
+        q1_v_q <= 1'b0;
+      end else begin
+        // The hash takes entry 0 (when valid); entry 1 moves up, the new ids join behind.
+        q0_v_q <= q1_v_q || push_t || push_h;
+        q1_v_q <= q1_v_q ? (push_t || push_h) : (push_t && push_h);
+      end
+    end
+    always_ff @(posedge clk_i) begin  // data, no reset (read only with the valid bits)
+      q0_q <= q1_v_q ? q1_q : (push_t ? ent_t : ent_h);
+      q1_q <= (q1_v_q && push_t) ? ent_t : ent_h;
+    end
+    assign hash_id  = q0_q[QW-1 -: 32];
+    assign hash_d   = q0_q[QW-33 -: 32];
+    assign hash_k   = q0_q[QW-65 -: 32];
+    assign psn_take = q0_v_q;
+    assign psn_tag  = q0_q[DecW-1:0];
+    logic unused_id_one;
+    assign unused_id_one = ^{id, tel_tag, is_psn_in};
+`ifndef SYNTHESIS
+    always @(posedge clk_i) begin
+      assert (!(q1_v_q && push_t && push_h))
+        else $fatal(1, "ibr_switch_stage: a third id queued for the hash");
+    end
+`endif
   end else begin : gen_id_now
     assign hash_id  = id;
     assign hash_d   = d_q;
@@ -527,6 +746,11 @@ module ibr_switch_stage #(
   );
 
   logic tel_done;  // the telemetry word left: its decision is consumed
+  // Segmented: a beat's second telemetry byte left (tel2_done), its entry
+  // (behind the head entry) and its decision's inputs.
+  logic              tel2_done, tel2_seen, dec2_cong, hash2, hash2_ok, head2_drawn, head2_zero;
+  logic [7:0]        byte4_2;
+  logic [StateW-1:0] dec_state, dec2_state;  // the state after each leaving entry's draw
   // The generator's answer (gen_busy: an ideal draw retries), and the
   // decision's draw answered at DataW > 64 (head_drawn, head_zero: below).
   logic              gen_done, gen_zero, gen_busy, head_drawn, head_zero;
@@ -567,6 +791,19 @@ module ibr_switch_stage #(
     end
     assign draw_field = byte4_q[FieldW-1:0];
     assign tel_tag    = '0;
+    assign seg_tag_t  = '0;
+    assign seg_tag_h  = '0;
+    assign tel2_seen   = 1'b0;
+    assign byte4_2     = '0;
+    assign dec2_cong   = 1'b0;
+    assign hash2       = 1'b0;
+    assign hash2_ok    = 1'b0;
+    assign head2_drawn = 1'b0;
+    assign head2_zero  = 1'b0;
+    assign dec_state   = '0;
+    assign dec2_state  = '0;
+    logic unused_tel2;
+    assign unused_tel2 = tel2_done;  // (64 bits: one telemetry word a beat)
     assign head_drawn = 1'b0;
     assign head_zero  = 1'b0;
     // No later draw starts before the status: the state is the generator's.
@@ -600,6 +837,14 @@ module ibr_switch_stage #(
     endfunction
     // The entry of the telemetry beat entering now, else of the newest one in.
     assign tel_tag = is_tel_in ? wr_q : ((wr_q == '0) ? DecW'(DecN - 1) : wr_q - DecW'(1));
+    // Segmented: the tail's telemetry byte is the first allocated now, or
+    // the newest before (no later packet's has come in); the head's is the
+    // first or, behind the tail's, the second.
+    logic [DecW-1:0] wr2, rd2;  // the entries after wr_q and rd_q
+    assign wr2       = dec_next(wr_q);
+    assign rd2       = dec_next(rd_q);
+    assign seg_tag_t = seg_t_tel ? wr_q : ((wr_q == '0) ? DecW'(DecN - 1) : wr_q - DecW'(1));
+    assign seg_tag_h = seg_t_tel ? wr2 : wr_q;
     // A draw starts for the oldest entry not yet drawn for (its byte 4 is in
     // the entry from the cycle after its beat entered, as at 64 bits).
     assign draw_go = !Sender && e_v_q[dr_q] && !e_iss_q[dr_q] && !gen_busy;
@@ -620,6 +865,10 @@ module ibr_switch_stage #(
         if (tel_done) begin
           e_v_q[rd_q] <= 1'b0;
           rd_q        <= dec_next(rd_q);
+          if (tel2_done) begin  // segmented: the second telemetry byte of the beat too
+            e_v_q[rd2] <= 1'b0;
+            rd_q       <= dec_next(rd2);
+          end
         end
         if (iw_fire && is_tel_in) begin  // after the free above: a full ring frees and takes one
           e_v_q[wr_q]     <= 1'b1;
@@ -627,10 +876,21 @@ module ibr_switch_stage #(
           if (iw_sop) begin
             e_cong_q[wr_q] <= iw_cong;  // BTH byte 4 in the sop beat itself
           end
+          if (Segmented) begin
+            e_cong_q[wr_q] <= tel_cong;  // the tail's from its sop beat, else the head's
+          end
           e_hok_q[wr_q]   <= 1'b0;
           e_drawn_q[wr_q] <= 1'b0;
           e_iss_q[wr_q]   <= 1'b0;
-          wr_q            <= dec_next(wr_q);
+          wr_q            <= wr2;
+          if (is_tel2_in) begin  // segmented: the head's behind the tail's
+            e_v_q[wr2]     <= 1'b1;
+            e_cong_q[wr2]  <= tel2_cong;
+            e_hok_q[wr2]   <= 1'b0;
+            e_drawn_q[wr2] <= 1'b0;
+            e_iss_q[wr2]   <= 1'b0;
+            wr_q           <= dec_next(wr2);
+          end
         end
         if (draw_go) begin
           e_iss_q[dr_q] <= 1'b1;
@@ -640,8 +900,10 @@ module ibr_switch_stage #(
           // (Not into the head entry as it leaves with this very answer: a
           // full ring takes that entry again for the beat entering now.)
           if (!(tel_done && dn_q == rd_q)) begin
-            e_drawn_q[dn_q] <= 1'b1;
-            e_zero_q[dn_q]  <= gen_zero;
+            if (!(tel2_done && dn_q == rd2)) begin  // (segmented: nor the entry behind it)
+              e_drawn_q[dn_q] <= 1'b1;
+              e_zero_q[dn_q]  <= gen_zero;
+            end
           end
           dn_q <= dec_next(dn_q);
         end
@@ -657,6 +919,9 @@ module ibr_switch_stage #(
       if (iw_fire && is_tel_in) begin
         e_byte4_q[8*wr_q +: 8] <= tel_byte4;
       end
+      if (iw_fire && is_tel2_in) begin
+        e_byte4_q[8*wr2 +: 8] <= tel2_byte4;
+      end
       if (gen_done) begin
         e_state_q[StateW*dn_q +: StateW] <= gen_state;
       end
@@ -664,9 +929,18 @@ module ibr_switch_stage #(
     // With stat_valid_o (the cycle after its beat left, its entry freed and
     // not yet written again: the next draw answered is at least a cycle
     // later), the state after the draw of the packet it reports.
-    logic [DecW-1:0] prev_rd;
-    assign prev_rd     = (rd_q == '0) ? DecW'(DecN - 1) : rd_q - DecW'(1);
-    assign gen_state_o = Sender ? '0 : e_state_q[StateW*prev_rd +: StateW];  // (sender: no state)
+    if (!Segmented) begin : gen_state_entry
+      logic [DecW-1:0] prev_rd;
+      assign prev_rd     = (rd_q == '0) ? DecW'(DecN - 1) : rd_q - DecW'(1);
+      assign gen_state_o = Sender ? '0 : e_state_q[StateW*prev_rd +: StateW];  // (sender: no state)
+      assign dec_state   = '0;
+      assign dec2_state  = '0;
+    end else begin : gen_state_stat
+      // Segmented: the status register captures the state with the status
+      // (a beat's second status waits a cycle there), as the entry leaves.
+      assign dec_state  = Sender ? '0 : (e_drawn_q[rd_q] ? e_state_q[StateW*rd_q +: StateW] : gen_state);
+      assign dec2_state = Sender ? '0 : (e_drawn_q[rd2] ? e_state_q[StateW*rd2 +: StateW] : gen_state);
+    end
     // The head entry's decision, and the draw's hop field. A draw answered
     // this cycle for the head entry counts at once (the generator holds its
     // answer in a register), so depth 2 keeps one beat a cycle.
@@ -679,11 +953,23 @@ module ibr_switch_stage #(
     assign head_zero    = e_drawn_q[rd_q] ? e_zero_q[rd_q] : gen_zero;
     assign draw_start_q = draw_go;
     assign draw_field   = e_byte4_q[8*dr_q +: FieldW];
+    // The second decision of a segmented beat: the entry behind the head.
+    assign tel2_seen   = e_v_q[rd2];
+    assign byte4_2     = e_byte4_q[8*rd2 +: 8];
+    assign dec2_cong   = e_cong_q[rd2];
+    assign hash2       = e_hash_q[rd2];
+    assign hash2_ok    = e_hok_q[rd2];
+    assign head2_drawn = e_drawn_q[rd2] || (gen_done && dn_q == rd2);
+    assign head2_zero  = e_drawn_q[rd2] ? e_zero_q[rd2] : gen_zero;
 `ifndef SYNTHESIS
     always @(posedge clk_i) begin
       if (iw_fire && is_tel_in) begin
-        assert (!e_v_q[wr_q] || (tel_done && rd_q == wr_q))
+        assert (!e_v_q[wr_q] || (tel_done && rd_q == wr_q) || (tel2_done && rd2 == wr_q))
           else $fatal(1, "ibr_switch_stage: a telemetry beat entered with every decision entry pending");
+      end
+      if (iw_fire && is_tel2_in) begin
+        assert (!e_v_q[wr2] || (tel_done && rd_q == wr2) || (tel2_done && rd2 == wr2))
+          else $fatal(1, "ibr_switch_stage: a second telemetry byte entered with every decision entry pending");
       end
       if (hash_take) begin
         assert (e_v_q[hash_tag] && !e_hok_q[hash_tag])
@@ -789,6 +1075,58 @@ module ibr_switch_stage #(
   assign byte4_new = replace ? {byte4_q[7:FieldW+2], hash_q, dec_cong_q, field_new}
                              : {byte4_q[7:FieldW], field_new};
 
+  // Segmented: the second decision of a beat holding two telemetry bytes
+  // (the head's, from the entry behind the head entry), as the first above.
+  logic              dec2_ready, replace2, saturated2, malformed2;
+  logic [FieldW-1:0] field_new2;
+  logic [7:0]        byte4_new2;
+  if (Segmented) begin : gen_dec2
+    logic [FieldW-1:0] field_in2;
+    logic              zero2, draw_ok2;
+    assign field_in2 = byte4_2[FieldW-1:0];
+    if (Sender) begin : gen_dec2_sender
+      logic spent2;
+      assign zero2      = !field_in2[FieldW-1];
+      assign draw_ok2   = 1'b1;
+      assign malformed2 = field_in2 == '0;
+      assign spent2     = field_in2 == {1'b1, {(FieldW-1){1'b0}}};
+      assign saturated2 = spent2;
+      assign replace2   = zero2 && !spent2 && !malformed2;
+      assign field_new2 = (spent2 || malformed2) ? field_in2 : {field_in2[FieldW-2:0], 1'b0};
+      logic unused_head2_draw;
+      assign unused_head2_draw = ^{head2_drawn, head2_zero};
+    end else begin : gen_dec2_count
+      assign zero2      = head2_zero;
+      assign draw_ok2   = head2_drawn;
+      assign malformed2 = 1'b0;
+      assign saturated2 = field_in2 == FieldW'(CountMax);
+      assign replace2   = zero2;
+      assign field_new2 = saturated2 ? field_in2 : field_in2 + FieldW'(1);
+    end
+    assign dec2_ready = tel2_seen && hash2_ok && draw_ok2;
+    assign byte4_new2 = replace2 ? {byte4_2[7:FieldW+2], hash2, dec2_cong, field_new2}
+                                 : {byte4_2[7:FieldW], field_new2};
+`ifndef SYNTHESIS
+    always @(posedge clk_i) begin
+      if (tel2_done) begin
+        assert (byte4_new2 == alg8_ref(byte4_2, zero2, hash2, dec2_cong))
+          else $fatal(1, "ibr_switch_stage: second byte 4 %h, Alg. 8 reference %h", byte4_new2,
+                      alg8_ref(byte4_2, zero2, hash2, dec2_cong));
+      end
+    end
+`endif
+  end else begin : gen_dec2_none
+    assign dec2_ready = 1'b0;
+    assign replace2   = 1'b0;
+    assign saturated2 = 1'b0;
+    assign malformed2 = 1'b0;
+    assign field_new2 = '0;
+    assign byte4_new2 = '0;
+    logic unused_dec2;
+    assign unused_dec2 = ^{tel2_seen, byte4_2, dec2_cong, hash2, hash2_ok, head2_drawn, head2_zero, dec_state,
+                           dec2_state, dec2_ready, replace2, saturated2, malformed2, field_new2, byte4_new2};
+  end
+
   // ---------------------------------------------------------------------------
   // The pipeline: PipeDepth slots, each a word and its tags: sop, eop, empty,
   // tel (holds BTH byte 4), vcrc (holds the VCRC), lane4 (the VCRC is in lanes
@@ -801,6 +1139,12 @@ module ibr_switch_stage #(
   logic                 head_sop, head_tel, head_vcrc, head_lane4, head_bad, head_glob;
   logic [DataW-1:0]     head_data;
   logic [EmptyW-1:0]    head_empty;
+  // Segmented: the sop segment of slot 0's beat and of the head's, whether
+  // the head holds a second telemetry byte, and the lanes of its first and
+  // second.
+  logic [SegW-1:0]      s0_seg, head_seg;
+  logic                 head_tel2;
+  logic [EmptyW-1:0]    head_lane0, head_lane1;
 
   assign head_data  = gen_slot[PipeDepth-1].data_q;
   assign head_empty = empty_q[EmptyW*(PipeDepth-1) +: EmptyW];
@@ -810,7 +1154,7 @@ module ibr_switch_stage #(
   assign head_vcrc  = vcrc_q[PipeDepth-1];
   assign head_lane4 = lane4_q[PipeDepth-1];
   assign head_bad   = bad_q[PipeDepth-1];
-  assign head_ok    = !(head_tel && !dec_ready);
+  assign head_ok    = !(head_tel && !dec_ready) && !(head_tel2 && !dec2_ready);
   assign head_leave = v_q[PipeDepth-1] && head_ok && out_ready_i;
   // A slot takes a new word when it is empty or its word moves on.
   // (Slot i moves on when slot i+1 is empty or moves on, so slot i accepts when
@@ -842,7 +1186,7 @@ module ibr_switch_stage #(
     assign ivcrc     = ~(lane4_q[0] ? icrc_hi : icrc_base);
     assign ivcrc_got = lane4_q[0] ? {s0_data[23:16], s0_data[31:24]}
                                   : {s0_data[55:48], s0_data[63:56]};
-  end else begin : gen_icrc_wide
+  end else if (!Segmented) begin : gen_icrc_wide
     // One step over the whole beat; at the eop beat its last m = empty+2
     // bytes (the VCRC and the unused bytes) are zeroed and the result rewound
     // by m zero bytes: the CRC of the bytes before the VCRC.
@@ -854,6 +1198,18 @@ module ibr_switch_stage #(
     assign icrc8   = icrc_end;  // the register after the beat (the next one's base)
     assign ivcrc   = ~icrc_end;
     assign icrc_hi = icrc_end;  // (the 64-bit check's half-word step; unused)
+  end else begin : gen_icrc_seg
+    // Segmented: the tail's register runs on from icrc_q, the head's starts
+    // at its segment (ibr_crc16_seg); the check is the eop packet's.
+    logic [15:0] icrc_end;
+    ibr_crc16_seg #(.DataW(DataW)) u_icrc (
+      .crc_i(icrc_q), .data_i(s0_data), .sop_i(sop_q[0]), .sop_seg_i(s0_seg), .eop_i(vcrc_q[0]),
+      .empty_i(empty_q[EmptyW-1:0]), .crc_o(icrc8), .end_o(icrc_end), .got_o(ivcrc_got)
+    );
+    assign ivcrc   = ~icrc_end;
+    assign icrc_hi = icrc_end;  // (the 64-bit check's half-word step; unused)
+    logic unused_icrc_base;
+    assign unused_icrc_base = ^icrc_base;
   end
   assign vcrc_bad  = v_q[0] && vcrc_q[0] && (ivcrc_got != ivcrc || len_bad_q);
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -910,6 +1266,50 @@ module ibr_switch_stage #(
       end
     end
   end
+  if (Segmented) begin : gen_seg_slots
+    // Segmented: each slot's beat also carries its sop segment, whether it
+    // holds a second telemetry byte, and the lanes of its first and second.
+    logic [SegW*PipeDepth-1:0]   sseg_q;   // slot i in bits SegW*i +: SegW
+    logic [PipeDepth-1:0]        tel2_q;
+    logic [EmptyW*PipeDepth-1:0] lane0_q, lane1_q;  // slot i in bits EmptyW*i +: EmptyW
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        sseg_q  <= '0;
+        tel2_q  <= '0;
+        lane0_q <= '0;
+        lane1_q <= '0;
+      end else begin
+        if (accept[0]) begin
+          sseg_q[SegW-1:0]    <= iw_seg;
+          tel2_q[0]           <= is_tel2_in;
+          lane0_q[EmptyW-1:0] <= seg_lane0;
+          lane1_q[EmptyW-1:0] <= seg_lane1;
+        end
+        for (int i = 1; i < PipeDepth; i++) begin
+          if (accept[i]) begin
+            sseg_q[SegW*i +: SegW]      <= sseg_q[SegW*(i-1) +: SegW];
+            tel2_q[i]                   <= tel2_q[i-1];
+            lane0_q[EmptyW*i +: EmptyW] <= lane0_q[EmptyW*(i-1) +: EmptyW];
+            lane1_q[EmptyW*i +: EmptyW] <= lane1_q[EmptyW*(i-1) +: EmptyW];
+          end
+        end
+      end
+    end
+    assign s0_seg     = sseg_q[SegW-1:0];
+    assign head_seg   = sseg_q[SegW*(PipeDepth-1) +: SegW];
+    assign head_tel2  = tel2_q[PipeDepth-1];
+    assign head_lane0 = lane0_q[EmptyW*(PipeDepth-1) +: EmptyW];
+    assign head_lane1 = lane1_q[EmptyW*(PipeDepth-1) +: EmptyW];
+  end else begin : gen_one_slots
+    assign s0_seg     = '0;
+    assign head_seg   = '0;
+    assign head_tel2  = 1'b0;
+    assign head_lane0 = '0;
+    assign head_lane1 = '0;
+    logic unused_one_slots;
+    assign unused_one_slots = ^{s0_seg, head_seg, head_tel2, head_lane0, head_lane1};
+  end
+
   // The beats, one register per slot: data, no reset (read only with v_q).
   for (genvar i = 0; i < PipeDepth; i++) begin : gen_slot
     logic [DataW-1:0] data_q, data_d;
@@ -943,7 +1343,7 @@ module ibr_switch_stage #(
                                    : {vcrc[7:0], vcrc[15:8], edited[47:0]};
     logic unused_glob;
     assign unused_glob = ^{glob_q, head_glob, head_empty};
-  end else begin : gen_egress_wide
+  end else if (!Segmented) begin : gen_egress_wide
     // BTH byte 4 in lane 12 (LNH=2) or 52 (LNH=3) modulo the beat's bytes.
     localparam int Tel2 = (8 + 4) % NB, Tel3 = (48 + 4) % NB;
     for (genvar k = 0; k < NB; k++) begin : gen_edit_lane
@@ -973,12 +1373,46 @@ module ibr_switch_stage #(
     end
     logic unused_w64;
     assign unused_w64 = ^{head_lane4, lane4_q, got_unused, crc4, icrc_hi};
+  end else begin : gen_egress_seg
+    // Segmented: the first decision to the first telemetry byte's lane, the
+    // second to the second's; the VCRC of the eop packet from ibr_crc16_seg
+    // (the tail's register from crc_q, the head's from its segment).
+    for (genvar k = 0; k < NB; k++) begin : gen_edit_lane
+      assign edited[DataW-1-8*k -: 8] = (head_tel && 32'(head_lane0) == k) ? byte4_new :
+                                        (head_tel2 && 32'(head_lane1) == k) ? byte4_new2 :
+                                        head_data[DataW-1-8*k -: 8];
+    end
+    logic [15:0] crc_end, got_unused;
+    ibr_crc16_seg #(.DataW(DataW)) u_crc (
+      .crc_i(crc_q), .data_i(edited), .sop_i(head_sop), .sop_seg_i(head_seg), .eop_i(head_vcrc),
+      .empty_i(head_empty), .crc_o(crc8), .end_o(crc_end), .got_o(got_unused)
+    );
+    assign crc4 = crc_end;  // (the 64-bit stage's half-word step; unused)
+    // A failed incoming VCRC stomps the outgoing one (inverted: never valid).
+    assign vcrc = crc_end ^ {16{!head_bad}};
+    logic [EmptyW-3:0] head_j;
+    assign head_j = head_empty[EmptyW-1:2];
+    for (genvar g = 0; g < NB / 4; g++) begin : gen_out_slot
+      localparam int Hi = DataW - 1 - 32 * g;
+      assign out_data_o[Hi -: 16] = (head_vcrc && 32'(head_j) == 32'(NB / 4 - 1 - g)) ?
+                                    {vcrc[7:0], vcrc[15:8]} : edited[Hi -: 16];
+      assign out_data_o[Hi-16 -: 16] = edited[Hi-16 -: 16];
+    end
+    logic unused_seg_egress;
+    assign unused_seg_egress = ^{head_lane4, lane4_q, got_unused, crc4, icrc_hi, crc_base, glob_q, head_glob};
   end
   assign out_valid_o = v_q[PipeDepth-1] && head_ok;
   assign out_sop_o   = head_sop;
   assign out_eop_o   = eop_q[PipeDepth-1];
   assign out_empty_o = head_empty;
+  if (Segmented) begin : gen_out_seg
+    assign out_sop_seg_o = head_seg;
+  end else begin : gen_out_seg0
+    // One packet a beat (Segmented = 0): every packet starts at segment 0.
+    assign out_sop_seg_o = '0;
+  end
   assign tel_done    = head_leave && head_tel;
+  assign tel2_done   = head_leave && head_tel2;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -989,26 +1423,70 @@ module ibr_switch_stage #(
   end
 
   // Per-packet status.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      stat_valid_o     <= 1'b0;
-      stat_replace_o   <= 1'b0;
-      stat_saturated_o <= 1'b0;
-      stat_cong_o      <= 1'b0;
-      stat_hash_o      <= 1'b0;
-      stat_field_o     <= '0;
-      stat_malformed_o <= 1'b0;
-    end else begin
-      stat_valid_o <= tel_done;
-      if (tel_done) begin
-        stat_replace_o   <= replace;
-        stat_saturated_o <= saturated;
-        stat_cong_o      <= dec_cong_q;
-        stat_hash_o      <= hash_q;
-        stat_field_o     <= field_new;
-        stat_malformed_o <= malformed;
+  if (!Segmented) begin : gen_stat_one
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        stat_valid_o     <= 1'b0;
+        stat_replace_o   <= 1'b0;
+        stat_saturated_o <= 1'b0;
+        stat_cong_o      <= 1'b0;
+        stat_hash_o      <= 1'b0;
+        stat_field_o     <= '0;
+        stat_malformed_o <= 1'b0;
+      end else begin
+        stat_valid_o <= tel_done;
+        if (tel_done) begin
+          stat_replace_o   <= replace;
+          stat_saturated_o <= saturated;
+          stat_cong_o      <= dec_cong_q;
+          stat_hash_o      <= hash_q;
+          stat_field_o     <= field_new;
+          stat_malformed_o <= malformed;
+        end
       end
     end
+  end else begin : gen_stat_seg
+    // Segmented (docs/rtl.md, "Status port"): one status a cycle, in packet
+    // order; a beat's second status waits a cycle in a one-entry register
+    // (pend), and the generator state leaves with its status. A packet's
+    // telemetry byte lies in its sop beat or the next and a beat holds one
+    // sop, so one entry suffices.
+    localparam int SW = 5 + FieldW + StateW;  // {replace, saturated, cong, hash, malformed, field, state}
+    logic [SW-1:0] st1, st2, pend_q;
+    logic          pend_v_q;
+    assign st1 = {replace, saturated, dec_cong_q, hash_q, malformed, field_new, dec_state};
+    assign st2 = {replace2, saturated2, dec2_cong, hash2, malformed2, field_new2, dec2_state};
+    logic [SW-1:0] out_d;
+    assign out_d = pend_v_q ? pend_q : st1;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        stat_valid_o     <= 1'b0;
+        stat_replace_o   <= 1'b0;
+        stat_saturated_o <= 1'b0;
+        stat_cong_o      <= 1'b0;
+        stat_hash_o      <= 1'b0;
+        stat_malformed_o <= 1'b0;
+        stat_field_o     <= '0;
+        gen_state_o      <= '0;
+        pend_v_q         <= 1'b0;
+      end else begin
+        stat_valid_o <= pend_v_q || tel_done;
+        if (pend_v_q || tel_done) begin
+          {stat_replace_o, stat_saturated_o, stat_cong_o, stat_hash_o, stat_malformed_o, stat_field_o,
+           gen_state_o} <= out_d;
+        end
+        pend_v_q <= pend_v_q ? tel_done : tel2_done;
+      end
+    end
+    always_ff @(posedge clk_i) begin  // data, no reset (read only with pend_v_q)
+      pend_q <= pend_v_q ? st1 : st2;
+    end
+`ifndef SYNTHESIS
+    always @(posedge clk_i) begin
+      assert (!(pend_v_q && tel2_done))
+        else $fatal(1, "ibr_switch_stage: a third status in one cycle");
+    end
+`endif
   end
 
   // Alg. 8 written out on integers: the field update as the thesis states it,
