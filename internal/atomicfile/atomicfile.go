@@ -3,6 +3,10 @@
 // Package atomicfile writes output files whole or not at all: the data goes to
 // a temporary file in the same directory, which is synced and renamed over the
 // destination only when everything succeeded.
+//
+// A destination that is not a regular file (/dev/null, /dev/stdout, a FIFO)
+// is written in place, as it comes, since renaming over it would replace it;
+// a symbolic link is followed, and the file it names is replaced.
 package atomicfile
 
 import (
@@ -16,21 +20,39 @@ import (
 // failed Commit) removes the temporary file and leaves the destination as it was.
 type File struct {
 	*os.File
-	path string
-	done bool
+	path   string // as given, for messages
+	dest   string // the file renamed over: path with its symbolic links followed
+	direct bool   // writing into path itself (not a regular file)
+	done   bool
 }
 
 // Create starts writing path, creating its directory if needed.
 func Create(path string) (*File, error) {
-	dir := filepath.Dir(path)
+	dest := path
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return nil, fmt.Errorf("create %s: is a directory", path)
+		}
+		if !fi.Mode().IsRegular() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, fmt.Errorf("create %s: %w", path, err)
+			}
+			return &File{File: f, path: path, dest: path, direct: true}, nil
+		}
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			dest = real
+		}
+	}
+	dir := filepath.Dir(dest)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &File{File: f, path: path}, nil
+	return &File{File: f, path: path, dest: dest}, nil
 }
 
 // Commit flushes, syncs and renames the file into place.
@@ -39,6 +61,12 @@ func (f *File) Commit() error {
 		return fmt.Errorf("commit %s: already finished", f.path)
 	}
 	f.done = true
+	if f.direct {
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+		return nil
+	}
 	tmp := f.Name()
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
@@ -48,7 +76,7 @@ func (f *File) Commit() error {
 		err = os.Chmod(tmp, 0o644)
 	}
 	if err == nil {
-		err = os.Rename(tmp, f.path)
+		err = os.Rename(tmp, f.dest)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -65,7 +93,9 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	f.Close()
-	os.Remove(f.Name())
+	if !f.direct {
+		os.Remove(f.Name())
+	}
 }
 
 // WriteFile writes data to path atomically.
