@@ -247,13 +247,6 @@ func checkVerifyFlags(o verifyOptions) error {
 	if err := verilog.CheckWidth(o.Width); err != nil {
 		return fmt.Errorf("--width: %w", err)
 	}
-	if o.Width != verilog.DefaultWidth && o.Formal {
-		// The co-simulations (Verilator, Icarus, a user's stage, a vector
-		// file) and synthesis run every width; the formal properties are
-		// written for 64-bit beats.
-		return fmt.Errorf("--width %d with --formal: --formal runs %d-bit beats only; co-simulate or synthesize (--synth) %d-bit beats without it",
-			o.Width, verilog.DefaultWidth, o.Width)
-	}
 	if o.Width != verilog.DefaultWidth && o.Vectors == "" && !o.Formal && o.given["icarus-random"] && !o.given["icarus"] {
 		return fmt.Errorf("--icarus-random has no effect at --width %d without --icarus: the Icarus Verilog bench runs at wide beats only when --icarus names its configurations", o.Width)
 	}
@@ -785,6 +778,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	cfgs = withWidth(cfgs, o.Width) // the formal properties are written for every beat width
 	if slices.ContainsFunc(props, func(p cosim.Property) bool { return p.ID == "g" }) {
 		for _, c := range cfgs {
 			if c.PipeDepth > 3 {

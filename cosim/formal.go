@@ -102,7 +102,7 @@ var Properties = []Property{
 		Induction: true, Stream: true, Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
 		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
-		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
+		CoverCut: concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
