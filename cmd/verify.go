@@ -770,7 +770,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	} else {
 		var ds []string
 		for _, p := range props {
-			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.Depth))
+			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.DepthAt(o.Width)))
 		}
 		depths = "bounded depths " + strings.Join(ds, ", ")
 	}
@@ -800,7 +800,8 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		return 0, err
 	}
 	failed, proved := 0, 0
-	bounded := map[string]int{} // property: depth checked
+	bounded := map[string]int{}  // property: depth checked
+	noInd := map[string]string{} // property: why its induction was not attempted
 	for _, r := range results {
 		switch {
 		case r.Failed:
@@ -809,6 +810,9 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 			proved++
 		default:
 			bounded[r.Property.ID] = r.Depth
+			if r.NoInduction != "" {
+				noInd[r.Property.ID] = r.NoInduction
+			}
 		}
 	}
 	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded only, %d failed\n", proved, len(results)-proved-failed, failed)
@@ -817,6 +821,9 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 			why := p.Bounded
 			if p.Induction {
 				why = "k-induction did not close on this configuration"
+			}
+			if n, ok := noInd[p.ID]; ok {
+				why = "k-induction not attempted " + n
 			}
 			fmt.Fprintf(w, "formal: (%s) is bounded only: no counterexample in %d clocks, not proved (%s)\n", p.ID, d, why)
 		}

@@ -1448,7 +1448,9 @@ module ibr_switch_stage #(
     end
   end
   always @(*) begin
-    cover (f_past && rst_ni && f_k_out && f_eop && f_k > 8'd6);
+    // (A packet well behind the first: the seventh word on, at 64 bits; at
+    // wider beats, where a packet is a beat or two, the third beat on.)
+    cover (f_past && rst_ni && f_k_out && f_eop && f_k > (Wide ? 8'd2 : 8'd6));
     cover (f_past && rst_ni && out_valid_o && !out_ready_i && !in_ready_o);
   end
 `endif
