@@ -42,7 +42,8 @@ func TestVerifyFlagErrors(t *testing.T) {
 		{[]string{"--vectors", "x/stage.bin"}, "manifest.json"},
 		{[]string{"--width", "100"}, "beat width 100 bits: want one of 64, 128, 256, 512"},
 		{[]string{"--width", "wide"}, `"wide" is not a number of bits`},
-		{[]string{"--width", "512", "--formal"}, "--width 512 with --formal"},
+		// --formal runs at every width: the checks after the width's are reached.
+		{[]string{"--width", "512", "--formal", "--formal-depth", "2"}, "--formal-depth 2: give"},
 		{[]string{"--formal", "--configs", "flags", "--hash", "siphash", "--hash-latency", "3"}, "--hash-latency 3 with --formal"},
 		{[]string{"--formal", "--configs", "flags", "--depth", "4"}, "(g) on mult0_ideal_c3_d4: its monitor follows one telemetry word"},
 		{[]string{"--formal", "--configs", "flags", "--depth", "4", "--formal-props", "g,c"}, "at pipeline depth 4 a second one"},
