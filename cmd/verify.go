@@ -299,6 +299,13 @@ func checkFormalFlags(o verifyOptions, given func(...string) string) error {
 	if f := given(append(rtlFlagNames, "depth", "hash-latency")...); f != "" && o.Configs != "flags" {
 		return fmt.Errorf("%s has no effect with --formal --configs %s: the RTL flags choose the configuration of --configs flags", f, formalSpec(o))
 	}
+	if props, _ := formalProps(o.FormalProps); o.given["formal-props"] && o.Width != verilog.DefaultWidth {
+		for _, p := range props {
+			if p.WideRefused != "" {
+				return fmt.Errorf("--formal-props %s at --width %d: (%s) %s; leave it out, or check it at 64-bit beats", o.FormalProps, o.Width, p.ID, p.WideRefused)
+			}
+		}
+	}
 	return nil
 }
 
@@ -762,6 +769,18 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A property the solvers do not decide at wide beats is left out by
+	// default (named in --formal-props, checkFormalFlags refuses it).
+	wideOut := map[string]bool{}
+	if o.Width != verilog.DefaultWidth {
+		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool { // (props may be cosim.Properties)
+			if p.WideRefused != "" {
+				wideOut[p.ID] = true
+				fmt.Fprintf(w, "formal: (%s) not checked at %d-bit beats: %s\n", p.ID, o.Width, p.WideRefused)
+			}
+			return p.WideRefused != ""
+		})
+	}
 	opts := cosim.DefaultFormal
 	depths := ""
 	if o.FormalDepth != 0 {
@@ -789,7 +808,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
 		len(props), len(cfgs), depths, opts.Induction)
 	for _, p := range cosim.Properties {
-		if !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
+		if !wideOut[p.ID] && !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
 			fmt.Fprintf(w, "formal: (%s) not checked: not in --formal-props\n", p.ID)
 		}
 	}

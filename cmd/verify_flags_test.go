@@ -44,6 +44,7 @@ func TestVerifyFlagErrors(t *testing.T) {
 		{[]string{"--width", "wide"}, `"wide" is not a number of bits`},
 		// --formal runs at every width: the checks after the width's are reached.
 		{[]string{"--width", "512", "--formal", "--formal-depth", "2"}, "--formal-depth 2: give"},
+		{[]string{"--width", "128", "--formal", "--formal-props", "a,b"}, "--formal-props a,b at --width 128: (b) CryptoMiniSat does not decide"},
 		{[]string{"--formal", "--configs", "flags", "--hash", "siphash", "--hash-latency", "3"}, "--hash-latency 3 with --formal"},
 		{[]string{"--formal", "--configs", "flags", "--depth", "4"}, "(g) on mult0_ideal_c3_d4: its monitor follows one telemetry word"},
 		{[]string{"--formal", "--configs", "flags", "--depth", "4", "--formal-props", "g,c"}, "at pipeline depth 4 a second one"},
