@@ -365,7 +365,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
 	induction := p.Induction
 	if p.Induction && p.Wide != "" && c.DataW() != verilog.DefaultWidth {
-		induction, r.NoInduction = false, fmt.Sprintf("at %d-bit beats %s", c.DataW(), p.Wide)
+		induction, r.NoInduction = false, fmt.Sprintf("at %d-bit beats: %s", c.DataW(), p.Wide)
 	}
 	if p.HashLemma && !hashLemmaKinds[c.Hash.Kind] {
 		r.NoLemma = "no lemma for " + c.Hash.Kind.String() + ": ibr_spec.svh does not restate it"
