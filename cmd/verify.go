@@ -78,8 +78,9 @@ configurations --configs leaves out, for a run of new or changed ones. With
 (docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and
 CryptoMiniSat (bounded checks) on the configurations of --configs (default
 formal: the formal configurations; flags, all or names as for the
-co-simulation), and says of each whether it is proved by k-induction or
-checked only to a bounded depth, and to which.
+co-simulation) at the beats --width sets ((b) at 64 bits only), and says
+of each whether it is proved by k-induction or checked only to a bounded
+depth, and to which.
 
 With --rtl FILELIST --top MODULE it co-simulates a user's stage instead of
 the library: the sources of the file list (a Verilator/Icarus -f file; paths
