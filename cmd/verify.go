@@ -80,8 +80,9 @@ configurations --configs leaves out, for a run of new or changed ones. With
 (docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and
 CryptoMiniSat (bounded checks) on the configurations of --configs (default
 formal: the formal configurations; flags, all or names as for the
-co-simulation), and says of each whether it is proved by k-induction or
-checked only to a bounded depth, and to which.
+co-simulation) at the beats --width sets ((b) at 64 bits only), and says
+of each whether it is proved by k-induction or checked only to a bounded
+depth, and to which.
 
 With --synth --widths 64,128,256,512 it runs the synthesis campaign
 instead: every configuration of --configs at every width, mapped to the
@@ -269,13 +270,6 @@ func checkVerifyFlags(o verifyOptions) error {
 	if err := checkSegmented(o.Segmented, o.Width); err != nil {
 		return err
 	}
-	if o.Width != verilog.DefaultWidth && o.Formal {
-		// The co-simulations (Verilator, Icarus, a user's stage, a vector
-		// file) and synthesis run every width; the formal properties are
-		// written for 64-bit beats.
-		return fmt.Errorf("--width %d with --formal: --formal runs %d-bit beats only; co-simulate or synthesize (--synth) %d-bit beats without it",
-			o.Width, verilog.DefaultWidth, o.Width)
-	}
 	if o.Width != verilog.DefaultWidth && o.Vectors == "" && !o.Formal && o.given["icarus-random"] && !o.given["icarus"] {
 		return fmt.Errorf("--icarus-random has no effect at --width %d without --icarus: the Icarus Verilog bench runs at wide beats only when --icarus names its configurations", o.Width)
 	}
@@ -327,6 +321,13 @@ func checkFormalFlags(o verifyOptions, given func(...string) string) error {
 	}
 	if f := given(append(rtlFlagNames, "depth", "hash-latency")...); f != "" && o.Configs != "flags" {
 		return fmt.Errorf("%s has no effect with --formal --configs %s: the RTL flags choose the configuration of --configs flags", f, formalSpec(o))
+	}
+	if props, _ := formalProps(o.FormalProps); o.given["formal-props"] && o.Width != verilog.DefaultWidth {
+		for _, p := range props {
+			if p.WideRefused != "" {
+				return fmt.Errorf("--formal-props %s at --width %d: (%s) %s; leave it out, or check it at 64-bit beats", o.FormalProps, o.Width, p.ID, p.WideRefused)
+			}
+		}
 	}
 	return nil
 }
@@ -795,6 +796,18 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A property the solvers do not decide at wide beats is left out by
+	// default (named in --formal-props, checkFormalFlags refuses it).
+	wideOut := map[string]bool{}
+	if o.Width != verilog.DefaultWidth {
+		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool { // (props may be cosim.Properties)
+			if p.WideRefused != "" {
+				wideOut[p.ID] = true
+				fmt.Fprintf(w, "formal: (%s) not checked at %d-bit beats: %s\n", p.ID, o.Width, p.WideRefused)
+			}
+			return p.WideRefused != ""
+		})
+	}
 	opts := cosim.DefaultFormal
 	depths := ""
 	if o.FormalDepth != 0 {
@@ -803,7 +816,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	} else {
 		var ds []string
 		for _, p := range props {
-			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.Depth))
+			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.DepthAt(o.Width)))
 		}
 		depths = "bounded depths " + strings.Join(ds, ", ")
 	}
@@ -811,9 +824,10 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	cfgs = withWidth(cfgs, o.Width) // the formal properties are written for every beat width
 	if slices.ContainsFunc(props, func(p cosim.Property) bool { return p.ID == "g" }) {
 		for _, c := range cfgs {
-			if c.PipeDepth > 3 {
+			if c.PipeDepth > 3 && c.DataW() == verilog.DefaultWidth { // (wider: (g) follows the k-th beat)
 				return 0, fmt.Errorf("(g) on %s: its monitor follows one telemetry word inside the stage, and at pipeline depth %d a second one can wait in the skid buffer while the first waits at the head, so the check would fail on a sound stage; check (g) at depth 2 or 3, or leave it out (--formal-props a,b,c,d,e,f)", c.Name(), c.PipeDepth)
 			}
 		}
@@ -821,7 +835,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
 		len(props), len(cfgs), depths, opts.Induction)
 	for _, p := range cosim.Properties {
-		if !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
+		if !wideOut[p.ID] && !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
 			fmt.Fprintf(w, "formal: (%s) not checked: not in --formal-props\n", p.ID)
 		}
 	}
@@ -832,7 +846,8 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 		return 0, err
 	}
 	failed, proved := 0, 0
-	bounded := map[string]int{} // property: depth checked
+	bounded := map[string]int{}  // property: depth checked
+	noInd := map[string]string{} // property: why its induction was not attempted
 	for _, r := range results {
 		switch {
 		case r.Failed:
@@ -841,6 +856,9 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 			proved++
 		default:
 			bounded[r.Property.ID] = r.Depth
+			if r.NoInduction != "" {
+				noInd[r.Property.ID] = r.NoInduction
+			}
 		}
 	}
 	fmt.Fprintf(w, "formal: %d proved by k-induction, %d bounded only, %d failed\n", proved, len(results)-proved-failed, failed)
@@ -849,6 +867,9 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 			why := p.Bounded
 			if p.Induction {
 				why = "k-induction did not close on this configuration"
+			}
+			if n, ok := noInd[p.ID]; ok {
+				why = "k-induction not attempted " + n
 			}
 			fmt.Fprintf(w, "formal: (%s) is bounded only: no counterexample in %d clocks, not proved (%s)\n", p.ID, d, why)
 		}

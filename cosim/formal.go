@@ -33,9 +33,16 @@ type Property struct {
 	// pipeline, and its bounded check (the base of its induction) runs ABC's
 	// bmc3, which reaches in seconds depths z3 does not reach in hours.
 	Stream bool
+	// WideBMC: at beats wider than 64 bits the bounded check runs ABC's bmc3
+	// as a Stream property's does (z3 takes over ten minutes on 10 clocks of
+	// (g)'s 512-bit slots).
+	WideBMC bool
 	// Depth is the property's default bounded depth (FormalOptions.Depth 0
 	// takes it): the deepest that completes in minutes (docs/rtl.md).
-	Depth int
+	// WideDepth, when set, replaces it at beats wider than 64 bits, where a
+	// packet is one or a few beats (so fewer clocks hold more packets) and
+	// each clock of ABC's bmc3 costs more (DepthAt).
+	Depth, WideDepth int
 	// CoverDepth, when above the bounded depth, is the depth its covers are
 	// searched to: (b)'s bounded check is the base of its induction alone
 	// (k clocks; each further clock multiplies CryptoMiniSat's time), and its
@@ -64,6 +71,17 @@ type Property struct {
 	// Bounded says why a property without Induction is checked to a depth
 	// only (verify --formal prints it).
 	Bounded string
+	// Wide says why a property with Induction is checked to a depth only at
+	// beats wider than 64 bits (verilog.Config.Width): its strengthening
+	// invariants describe the 64-bit stage, which holds one pending
+	// decision, where a wider one keeps a ring of them; its induction is not
+	// attempted there. Empty: the property takes induction at every width.
+	Wide string
+	// WideRefused says why the property is not checked at all at beats
+	// wider than 64 bits (CheckProperty refuses it there; verify --formal
+	// leaves it out, or refuses it when --formal-props names it). Its
+	// monitors are written for every width; the solver is what fails.
+	WideRefused string
 	// CoverCut are further cut points for the covers alone (of a property
 	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
 	// the covers, without the asserts the cuts would break): z3 takes
@@ -73,6 +91,14 @@ type Property struct {
 	// VCRC and some a wrong one; a cover reached with free CRC values is
 	// reached with the real ones.
 	CoverCut []string
+}
+
+// DepthAt is the property's default bounded depth at beats of width bits.
+func (p Property) DepthAt(width int) int {
+	if width > verilog.DefaultWidth && p.WideDepth != 0 {
+		return p.WideDepth
+	}
+	return p.Depth
 }
 
 // PropertyByID returns the property with the given ID (a..e).
@@ -96,23 +122,28 @@ var (
 	cutCRC  = []string{"u_stage.crc4", "u_stage.crc8", "u_stage.icrc_hi", "u_stage.icrc8"}
 )
 
+// wideDecisions is why (a), (e) and (g) are bounded only at beats wider than
+// 64 bits (Property.Wide).
+const wideDecisions = "the invariants that close its induction describe the 64-bit stage's one pending decision, and a wider stage keeps a ring of them (one per telemetry beat inside), which they do not describe"
+
 // Properties are the seven properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Induction: true, Stream: true, Depth: 14, Cut: concat(cutHash, cutGen, cutCRC)},
+		Induction: true, Stream: true, Depth: 14, WideDepth: 8, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
 		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
-		CoverCut: concat(cutCRC, []string{"u_stage.f_in_c4", "u_stage.f_in_c8", "u_stage.f_out_c4", "u_stage.f_out_c8"})},
+		WideRefused: "CryptoMiniSat does not decide its check over the wide beats' CRC trees in reasonable time (4 clocks at 128 bits, the base of its induction: no answer after 20 minutes, 6 of them CPU, on a loaded machine); the co-simulation checks every outgoing VCRC at every width",
+		CoverCut:    concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
 		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Induction: true, Stream: true, Depth: 14, Cut: concat(cutHash, cutCRC)},
+		Induction: true, Stream: true, Depth: 14, WideDepth: 8, Cut: concat(cutHash, cutCRC), Wide: wideDecisions},
 	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
 		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
 	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
-		Depth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 10, WideDepth: 8, WideBMC: true, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
 }
 
 func concat(lists ...[]string) []string {
@@ -185,6 +216,9 @@ type FormalResult struct {
 	// NoLemma says why the property's lemma was not checked (a hash
 	// ibr_spec.svh does not restate): the result is the property's alone.
 	NoLemma string
+	// NoInduction says why the induction was not attempted (Property.Wide at
+	// a wide beat): the result is bounded only.
+	NoInduction string
 }
 
 // Phases gives the time of each phase of the check: the lemma, the bounded
@@ -214,6 +248,9 @@ func (r *FormalResult) Status() string {
 		return fmt.Sprintf("proved (k-induction, k=%d; %s)", r.Depth, r.NoLemma)
 	case r.Proved:
 		return fmt.Sprintf("proved (k-induction, k=%d)", r.Depth)
+	}
+	if r.NoInduction != "" {
+		return fmt.Sprintf("bounded only (no counterexample in %d clocks; not proved: %s)", r.Depth, r.NoInduction)
 	}
 	return fmt.Sprintf("bounded only (no counterexample in %d clocks; not proved)", r.Depth)
 }
@@ -255,8 +292,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 			return nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
 		}
 	}
+	if p.WideRefused != "" && c.DataW() != verilog.DefaultWidth {
+		return nil, fmt.Errorf("cosim: (%s) at %d-bit beats: %s", p.ID, c.DataW(), p.WideRefused)
+	}
 	if o.Depth == 0 {
-		o.Depth = p.Depth
+		o.Depth = p.DepthAt(c.DataW())
 	}
 	if o.Depth < 2 || o.Induction < 1 || o.Induction > o.Depth {
 		return nil, fmt.Errorf("cosim: formal depth %d, induction %d: want depth >= 2 and 1 <= induction <= depth", o.Depth, o.Induction)
@@ -316,12 +356,17 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	// The bounded check runs z3 on the SMT-LIB model for the register-level
 	// properties, ABC (bmc3, or CryptoMiniSat for a CRC property) on the
 	// AIGER file for the others.
-	z3Base := p.Induction && !p.Stream && !p.CRC
+	stream := p.Stream || p.WideBMC && c.DataW() != verilog.DefaultWidth
+	z3Base := p.Induction && !stream && !p.CRC
 	if !z3Base {
 		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
 	t0 := time.Now()
 	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
+	induction := p.Induction
+	if p.Induction && p.Wide != "" && c.DataW() != verilog.DefaultWidth {
+		induction, r.NoInduction = false, fmt.Sprintf("at %d-bit beats: %s", c.DataW(), p.Wide)
+	}
 	if p.HashLemma && !hashLemmaKinds[c.Hash.Kind] {
 		r.NoLemma = "no lemma for " + c.Hash.Kind.String() + ": ibr_spec.svh does not restate it"
 	}
@@ -421,7 +466,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		return r, nil
 	}
 	r.BMCTime = time.Since(t1)
-	if p.Induction {
+	if induction {
 		t2 := time.Now()
 		if p.CRC {
 			ok, err = cmsInduction(ctx, dir, aig, o.Induction)

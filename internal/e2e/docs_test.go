@@ -79,6 +79,10 @@ var docTable = map[string]docEntry{
 	"go run . verify --synth --synth-lib asap7 --width 512 --segmented --configs mult0_ideal_c3 --random 50 --icarus none": {
 		Run: "go run . verify --synth --synth-lib asap7 --width 256 --segmented --configs parity_lfsr_lut_b16_c3 --random 20 --icarus none",
 		Why: "a segmented 512-bit stage in ASAP7 takes minutes of Yosys; the smallest configuration, segmented at 256 bits, takes the same path", Needs: []string{"verilator", "yosys", "sta"}, Slow: true, Timeout: 15 * time.Minute},
+	"go run . verify --formal --width 512 --configs mult0_ideal_c3,parity_sender_l3": {
+		Run:   "go run . verify --formal --width 128 --configs mult0_ideal_c3 --formal-props c,d",
+		Why:   "six properties on two 512-bit configurations take about 25 minutes; two of them on one configuration at 128 bits take the same path (wide beats, the formal flows) in about a minute",
+		Needs: []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc", "cryptominisat5"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	// docs/rtl.md: a team's own stage (a copy of the library with a planted bug) and the mutation campaign.

@@ -1540,9 +1540,6 @@ module ibr_switch_stage #(
   end
 `endif
 `ifdef FORMAL
-  if (DataW != 64) begin : gen_formal_width
-    `IBR_PARAM_ERROR("ibr_switch_stage: the formal properties are written for DataW = 64")
-  end
   // ===========================================================================
   // Formal properties (Yosys's SMT flow: read_verilog -formal; yosys-smtbmc;
   // ibreservoir verify --formal runs them). assume: the environment; assert:
@@ -1558,7 +1555,46 @@ module ibr_switch_stage #(
   //   IBR_PROP_G  the congested bit is cong_i of the cycle the packet's sop word was taken
   // The stream monitors restate the packet layout from docs/spec.md on the ports
   // (BTH byte 4 at packet byte 12 or 52, the VCRC the frame's last two bytes),
-  // independent of the datapath's own counters.
+  // independent of the datapath's own counters, at every beat width: packet
+  // byte n lies in beat n / NB, lane n mod NB (bits DataW-1-8*(n mod NB) -: 8).
+  //
+  // The BTH at packet byte 8 (LNH=2) or 48 (LNH=3, behind the GRH); its byte
+  // 4 and DestQP (BTH bytes 4-7), and the PSN (BTH bytes 9-11). FTelLo and
+  // FPsnLo are the bit offsets of byte 4's bit 0 and of the PSN's in its beat.
+  localparam int FTel2 = 8 + 4, FTel3 = 48 + 4, FPsn2 = 8 + 9, FPsn3 = 48 + 9;
+  localparam int FTelLo2 = DataW - 8 - 8 * (FTel2 % NB), FTelLo3 = DataW - 8 - 8 * (FTel3 % NB);
+  localparam int FPsnLo2 = DataW - 24 - 8 * (FPsn2 % NB), FPsnLo3 = DataW - 24 - 8 * (FPsn3 % NB);
+  localparam int FTelGrp2 = (FTel2 % NB) / 4, FTelGrp3 = (FTel3 % NB) / 4;  // byte 4's 4-byte group
+  // The beats of the longest frame PktLen describes (2047 4-byte words and the
+  // VCRC: 1024 at 64 bits, 128 at 512), and the least eop beat of an LNH=2
+  // (6 4-byte words) and an LNH=3 (16) frame.
+  localparam int FMaxBeats = (4 * 2047 + 2 + NB - 1) / NB;
+  localparam int FMinEop2 = (4 * 6 + 1) / NB, FMinEop3 = (4 * 16 + 1) / NB;
+  // The VCRC of an eop beat with e unused bytes (e = 2 mod 4) is in the first
+  // two lanes of its 4-byte group NB/4-1-(e-2)/4 (group g: lanes 4g..4g+3),
+  // least-significant byte first. At 64 bits the group is the stage's lane
+  // tag (1: lanes 4-5, e = 2; 0: lanes 0-1, e = 6).
+  localparam int FGrpW = (EmptyW > 3) ? EmptyW - 2 : 1;
+  function automatic logic [FGrpW-1:0] f_vcrc_grp(input logic [EmptyW-1:0] e);
+    f_vcrc_grp = '0;
+    for (int g = 0; g < NB / 4; g++) begin
+      if (e == EmptyW'(NB - 4 * g - 2)) f_vcrc_grp = FGrpW'(g);
+    end
+  endfunction
+  // The VCRC bytes of a beat whose VCRC is in group g, {second, first}.
+  function automatic logic [15:0] f_vcrc_of(input logic [DataW-1:0] d, input logic [FGrpW-1:0] g);
+    f_vcrc_of = '0;
+    for (int i = 0; i < NB / 4; i++) begin
+      if (g == FGrpW'(i)) f_vcrc_of = {d[DataW-9-32*i -: 8], d[DataW-1-32*i -: 8]};
+    end
+  endfunction
+  // The bits of those two bytes.
+  function automatic logic [DataW-1:0] f_vcrc_bits(input logic [FGrpW-1:0] g);
+    f_vcrc_bits = '0;
+    for (int i = 0; i < NB / 4; i++) begin
+      if (g == FGrpW'(i)) f_vcrc_bits[DataW-1-32*i -: 16] = '1;
+    end
+  endfunction
   logic f_past;
   initial f_past = 1'b0;
   always @(posedge clk_i) f_past <= 1'b1;
@@ -1578,20 +1614,25 @@ module ibr_switch_stage #(
   // value is an input port, so a counterexample replays from its inputs alone.
   // The LRH's PktLen field is free: it may describe the frame or lie (longer,
   // shorter: a corrupt packet), and may exceed the longest legal packet.
-  // cong_i is free on every cycle.
+  // cong_i is free on every cycle. At DataW > 64 the words are beats: an eop
+  // beat has e = 2 mod 4 unused bytes (e <= NB-2), so a frame whose eop beat is
+  // beat w holds (NB/4)w + NB/4-1-(e-2)/4 4-byte words and 2 bytes, up to
+  // FMaxBeats beats (64 bits: 2w+1 or 2w words, 1024 words).
   logic        f_in_fire, f_out_fire;
   logic [10:0] f_in_word;   // the index of the next word taken in its packet
   logic [10:0] f_cur_fl;    // this word's frame length in 4-byte words, were it the last
+  logic [63:0] f_in_lrh;    // lanes 0-7 of the beat (the LRH in the sop beat)
   logic [10:0] f_in_plen, f_cur_plen;  // the packet's LRH PktLen
   logic [1:0]  f_in_lnh, f_cur_lnh;
   logic [15:0] f_in_slid, f_cur_slid;  // its SLID (LRH bytes 6-7)
   logic        f_cur_plok;  // at the last word: PktLen describes the frame, a legal length
   assign f_in_fire  = in_valid_i && in_ready_o;
   assign f_out_fire = out_valid_o && out_ready_i;
-  assign f_cur_fl   = {f_in_word[9:0], in_empty_i == 3'd2};
-  assign f_cur_plen = in_sop_i ? in_data_i[26:16] : f_in_plen;
-  assign f_cur_lnh  = in_sop_i ? in_data_i[49:48] : f_in_lnh;
-  assign f_cur_slid = in_sop_i ? in_data_i[15:0] : f_in_slid;
+  assign f_cur_fl   = 11'({f_in_word, f_vcrc_grp(in_empty_i)});
+  assign f_in_lrh   = in_data_i[DataW-1 -: 64];
+  assign f_cur_plen = in_sop_i ? f_in_lrh[26:16] : f_in_plen;
+  assign f_cur_lnh  = in_sop_i ? f_in_lrh[49:48] : f_in_lnh;
+  assign f_cur_slid = in_sop_i ? f_in_lrh[15:0] : f_in_slid;
   assign f_cur_plok = f_cur_plen == f_cur_fl && f_cur_fl <= 11'(ibr_pkg::MaxLegalPktLen);
   always @(posedge clk_i) begin
     if (f_past && $past(rst_ni) && $past(in_valid_i && !in_ready_o)) begin
@@ -1603,10 +1644,10 @@ module ibr_switch_stage #(
     if (in_valid_i) begin
       assume (in_sop_i == (f_in_word == 11'd0));
       if (in_eop_i) begin
-        assume (in_empty_i == 3'd2 || in_empty_i == 3'd6);
+        assume (in_empty_i[1:0] == 2'd2 && in_empty_i <= EmptyW'(NB - 2));
         assume (f_cur_lnh[1] ? f_cur_fl >= (f_cur_lnh[0] ? 11'd16 : 11'd6) : f_cur_fl >= 11'd2);
       end else begin
-        assume (f_in_word < 11'd1023);
+        assume (f_in_word < 11'(FMaxBeats - 1));
       end
     end
   end
@@ -1625,15 +1666,19 @@ module ibr_switch_stage #(
   end
 
   // The current word's place in its packet: BTH byte 4 (packet byte 12 or
-  // 52), the PSN (BTH bytes 9-11, the next word), the VCRC (the frame's last
-  // two bytes: lanes 4-5 of the eop word with 2 unused bytes, else 0-1).
-  logic [10:0] f_tel_word;
-  logic        f_is_tel, f_is_psn, f_is_vcrc, f_vcrc_lane4;
-  assign f_tel_word   = f_cur_lnh[0] ? 11'd6 : 11'd1;
-  assign f_is_tel     = f_cur_lnh[1] && f_in_word == f_tel_word;
-  assign f_is_psn     = f_cur_lnh[1] && f_in_word == f_tel_word + 11'd1;
-  assign f_is_vcrc    = in_eop_i;
-  assign f_vcrc_lane4 = in_empty_i == 3'd2;
+  // 52), the PSN (BTH bytes 9-11: at 64 bits the next word; at wider beats
+  // possibly the same beat, or the sop beat), the VCRC (the frame's last two
+  // bytes: group f_vcrc_grp of the eop word; lanes 4-5 at 64 bits with 2
+  // unused bytes, else 0-1).
+  logic [10:0]      f_tel_word, f_psn_word;
+  logic             f_is_tel, f_is_psn, f_is_vcrc;
+  logic [FGrpW-1:0] f_vgrp_in;
+  assign f_tel_word = f_cur_lnh[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB);
+  assign f_psn_word = f_cur_lnh[0] ? 11'(FPsn3 / NB) : 11'(FPsn2 / NB);
+  assign f_is_tel   = f_cur_lnh[1] && f_in_word == f_tel_word;
+  assign f_is_psn   = f_cur_lnh[1] && f_in_word == f_psn_word;
+  assign f_is_vcrc  = in_eop_i;
+  assign f_vgrp_in  = f_vcrc_grp(in_empty_i);
 
   // Words counted on both sides.
   logic [7:0] f_in_cnt, f_out_cnt;
@@ -1649,10 +1694,11 @@ module ibr_switch_stage #(
 
   // One word, chosen by the solver, followed through the stage.
   (* anyconst *) logic [7:0] f_k;
-  logic        f_got;  // the k-th input word has been taken
-  logic [63:0] f_word;
-  logic        f_sop, f_eop, f_tel, f_vcrc, f_lane4;
-  logic [2:0]  f_empty;
+  logic              f_got;  // the k-th input word has been taken
+  logic [DataW-1:0]  f_word;
+  logic              f_sop, f_eop, f_tel, f_vcrc, f_glob;
+  logic [FGrpW-1:0]  f_lane4;  // its VCRC's group (64 bits: 1 for lanes 4-5)
+  logic [EmptyW-1:0] f_empty;
   // cong_i in the cycle the current packet's sop word was taken, and the k-th
   // word's packet's.
   logic        f_pkt_cong, f_cong;
@@ -1666,7 +1712,7 @@ module ibr_switch_stage #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       f_got <= 1'b0;
-      {f_word, f_sop, f_eop, f_tel, f_vcrc, f_lane4, f_empty, f_cong} <= '0;
+      {f_word, f_sop, f_eop, f_tel, f_vcrc, f_glob, f_lane4, f_empty, f_cong} <= '0;
     end else if (f_in_fire && f_in_cnt == f_k) begin
       f_got   <= 1'b1;
       f_cong  <= in_sop_i ? cong_i : f_pkt_cong;
@@ -1676,7 +1722,8 @@ module ibr_switch_stage #(
       f_empty <= in_empty_i;
       f_tel   <= f_is_tel;
       f_vcrc  <= f_is_vcrc;
-      f_lane4 <= f_vcrc_lane4;
+      f_glob  <= f_cur_lnh[0];
+      f_lane4 <= f_vgrp_in;
     end
   end
   logic f_k_out;  // the k-th output word leaves now
@@ -1690,15 +1737,16 @@ module ibr_switch_stage #(
 
   // The bits the stage may change in the k-th word: the telemetry bits
   // (hop_bit, cong_bit, the hop field: Resv6's low FieldW+2 bits) of BTH byte 4
-  // in the telemetry word, the two VCRC bytes in the VCRC word.
-  logic [63:0] f_mask;
+  // in the telemetry word, the two VCRC bytes in the VCRC word (at DataW > 64
+  // a beat may be both). f_tel_lo is byte 4's bit 0 in the k-th word.
+  logic [DataW-1:0] f_mask;
   always @(*) begin
     f_mask = '1;
-    if (f_tel) f_mask[24 +: FieldW + 2] = '0;
-    if (f_vcrc) begin
-      if (f_lane4) f_mask[31:16] = '0;
-      else f_mask[63:48] = '0;
+    if (f_tel) begin
+      if (f_glob) f_mask[FTelLo3 +: FieldW + 2] = '0;
+      else f_mask[FTelLo2 +: FieldW + 2] = '0;
     end
+    if (f_vcrc) f_mask = f_mask & ~f_vcrc_bits(f_lane4);
   end
 
 `ifdef IBR_PROP_A
@@ -1711,12 +1759,12 @@ module ibr_switch_stage #(
       assert (f_got);
       assert (((out_data_o ^ f_word) & f_mask) == '0);
       assert (out_sop_o == f_sop && out_eop_o == f_eop && (!f_eop || out_empty_o == f_empty));
-      if (f_tel && replace) assert (out_data_o[24 + FieldW] == f_cong);
+      if (f_tel && replace) assert ((f_glob ? out_data_o[FTelLo3 + FieldW] : out_data_o[FTelLo2 + FieldW]) == f_cong);
     end
   end
   always @(*) begin
-    cover (f_past && rst_ni && f_k_out && f_tel && f_word[63:32] != 32'd0);
-    cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4);
+    cover (f_past && rst_ni && f_k_out && f_tel && f_word[DataW-1 -: 32] != 32'd0);
+    cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4 == FGrpW'(NB / 4 - 1));
     cover (f_past && rst_ni && f_k_out && f_tel && replace && f_cong != cong_i);
   end
 `endif
@@ -1726,34 +1774,55 @@ module ibr_switch_stage #(
   // the outgoing bytes before it when the packet was sound (its incoming VCRC
   // right and its PktLen describing the frame: spec section 5, step 0), and is
   // not otherwise (stomped). The reference registers advance over a word's
-  // eight bytes, or at the eop word over the four (VCRC in lanes 4-5) or none
-  // (lanes 0-1) before the VCRC, in steps of four bytes by ibr_crc16_bytes,
-  // which its lemma (ibr_crc16_bytes_lemma, proved before this property) shows
-  // equal to the bit-serial CRC-16 of IBA Vol. 1 7.8.2. Each side finds the
-  // VCRC from its own eop and empty tags; whether a packet was sound is kept
-  // by packet number (at most a few packets are ever inside the stage).
-  logic [15:0] f_in_crc, f_in_base, f_in_c4, f_in_c8, f_in_next;
-  logic [15:0] f_out_crc, f_out_base, f_out_c4, f_out_c8, f_out_next;
-  logic [1:0]  f_in_pkt, f_out_pkt;
-  logic [3:0]  f_pkt_ok;   // the packet was sound
-  logic [3:0]  f_pkt_len;  // its PktLen described the frame (for the covers)
-  logic [15:0] f_in_vcrc, f_out_vcrc;
-  logic        f_out_is_vcrc, f_out_lane4;
+  // bytes, or at the eop word over the bytes before the VCRC (at 64 bits the
+  // four before lanes 4-5, or none before lanes 0-1), in steps of four bytes
+  // by ibr_crc16_bytes, which its lemma (ibr_crc16_bytes_lemma, proved before
+  // this property) shows equal to the bit-serial CRC-16 of IBA Vol. 1 7.8.2:
+  // a chain of NB/4 steps, not the stage's one masked step and rewind, so
+  // at DataW > 64 the rewind (ibr_pkg::vcrc_rewind) is checked too. Each side
+  // finds the VCRC from its own eop and empty tags; whether a packet was
+  // sound is kept by packet number (at most a few packets are ever inside
+  // the stage). f_crc_before(cs, base, g) is the CRC before group g of a
+  // chain cs (group j's step in bits 16j +: 16) started from base.
+  function automatic logic [15:0] f_crc_before(input logic [8*NB/2-1:0] cs, input logic [15:0] base,
+                                               input logic [FGrpW-1:0] g);
+    f_crc_before = base;
+    for (int j = 1; j < NB / 4; j++) begin
+      if (g == FGrpW'(j)) f_crc_before = cs[16*(j-1) +: 16];
+    end
+  endfunction
+  logic [15:0]       f_in_crc, f_in_base, f_in_next;
+  logic [15:0]       f_out_crc, f_out_base, f_out_next;
+  logic [8*NB/2-1:0] f_in_cs, f_out_cs;  // the CRC after each 4-byte group
+  logic [8*NB/2+15:0] f_in_chain, f_out_chain;  // the CRC before each group, and after the last
+  logic [1:0]        f_in_pkt, f_out_pkt;
+  logic [3:0]        f_pkt_ok;   // the packet was sound
+  logic [3:0]        f_pkt_len;  // its PktLen described the frame (for the covers)
+  logic [15:0]       f_in_vcrc, f_out_vcrc;
+  logic              f_out_is_vcrc;
+  logic [FGrpW-1:0]  f_out_lane4;
   assign f_in_base = in_sop_i ? 16'hffff : f_in_crc;
-  ibr_crc16_bytes #(.NBytes(4)) f_u_in_hi (.crc_i(f_in_base), .data_i(in_data_i[63:32]), .crc_o(f_in_c4));
-  ibr_crc16_bytes #(.NBytes(4)) f_u_in_lo (.crc_i(f_in_c4), .data_i(in_data_i[31:0]), .crc_o(f_in_c8));
-  assign f_in_next = !f_is_vcrc ? f_in_c8 : f_vcrc_lane4 ? f_in_c4 : f_in_base;
-  // A VCRC, least-significant byte first, at lane 0 or 4.
-  assign f_in_vcrc = f_vcrc_lane4 ? {in_data_i[23:16], in_data_i[31:24]} : {in_data_i[55:48], in_data_i[63:56]};
+  assign f_in_chain = {f_in_cs, f_in_base};
+  for (genvar j = 0; j < NB / 4; j++) begin : gen_f_in_crc
+    ibr_crc16_bytes #(.NBytes(4)) f_u_in (
+      .crc_i(f_in_chain[16*j +: 16]), .data_i(in_data_i[DataW-1-32*j -: 32]), .crc_o(f_in_cs[16*j +: 16])
+    );
+  end
+  assign f_in_next = !f_is_vcrc ? f_in_cs[8*NB/2-1 -: 16] : f_crc_before(f_in_cs, f_in_base, f_vgrp_in);
+  // A VCRC, least-significant byte first, at lane 0 or 4 (64 bits).
+  assign f_in_vcrc = f_vcrc_of(in_data_i, f_vgrp_in);
 
   assign f_out_is_vcrc = out_eop_o;
-  assign f_out_lane4   = out_empty_o == 3'd2;
+  assign f_out_lane4   = f_vcrc_grp(out_empty_o);
   assign f_out_base    = out_sop_o ? 16'hffff : f_out_crc;
-  ibr_crc16_bytes #(.NBytes(4)) f_u_out_hi (.crc_i(f_out_base), .data_i(out_data_o[63:32]), .crc_o(f_out_c4));
-  ibr_crc16_bytes #(.NBytes(4)) f_u_out_lo (.crc_i(f_out_c4), .data_i(out_data_o[31:0]), .crc_o(f_out_c8));
-  assign f_out_next = !f_out_is_vcrc ? f_out_c8 : f_out_lane4 ? f_out_c4 : f_out_base;
-  assign f_out_vcrc = f_out_lane4 ? {out_data_o[23:16], out_data_o[31:24]}
-                                  : {out_data_o[55:48], out_data_o[63:56]};
+  assign f_out_chain = {f_out_cs, f_out_base};
+  for (genvar j = 0; j < NB / 4; j++) begin : gen_f_out_crc
+    ibr_crc16_bytes #(.NBytes(4)) f_u_out (
+      .crc_i(f_out_chain[16*j +: 16]), .data_i(out_data_o[DataW-1-32*j -: 32]), .crc_o(f_out_cs[16*j +: 16])
+    );
+  end
+  assign f_out_next = !f_out_is_vcrc ? f_out_cs[8*NB/2-1 -: 16] : f_crc_before(f_out_cs, f_out_base, f_out_lane4);
+  assign f_out_vcrc = f_vcrc_of(out_data_o, f_out_lane4);
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -1785,7 +1854,8 @@ module ibr_switch_stage #(
     end
   end
   always @(*) begin
-    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] && f_out_lane4);
+    cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && f_pkt_ok[f_out_pkt] &&
+           f_out_lane4 == FGrpW'(NB / 4 - 1));
     cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_ok[f_out_pkt] &&
            f_pkt_len[f_out_pkt]);
     cover (f_past && rst_ni && f_out_fire && f_out_is_vcrc && !f_pkt_len[f_out_pkt]);
@@ -1845,8 +1915,10 @@ module ibr_switch_stage #(
   // The bits the stall check follows: all but the two VCRC bytes of a VCRC
   // word, which the check of (e) leaves to free values (cosim cuts the CRC
   // trees); that the VCRC is right is (b).
-  logic [63:0] f_hold;
-  assign f_hold = !head_vcrc ? '1 : head_lane4 ? ~64'h0000_0000_ffff_0000 : ~64'hffff_0000_0000_0000;
+  // (At 64 bits the stage tags the VCRC's lanes, lane4_q; wider, its group
+  // follows from the eop beat's empty bytes.)
+  logic [DataW-1:0] f_hold;
+  assign f_hold = !head_vcrc ? '1 : ~f_vcrc_bits(Wide ? f_vcrc_grp(head_empty) : FGrpW'(head_lane4));
   always @(posedge clk_i) begin
     if (f_past && $past(rst_ni) && rst_ni && $past(out_valid_o && !out_ready_i)) begin
       assert (out_valid_o && $stable(out_data_o & f_hold) && $stable(out_sop_o) && $stable(out_eop_o) &&
@@ -1854,7 +1926,9 @@ module ibr_switch_stage #(
     end
   end
   always @(*) begin
-    cover (f_past && rst_ni && f_k_out && f_eop && f_k > 8'd6);
+    // (A packet well behind the first: the seventh word on, at 64 bits; at
+    // wider beats, where a packet is a beat or two, the third beat on.)
+    cover (f_past && rst_ni && f_k_out && f_eop && f_k > (Wide ? 8'd2 : 8'd6));
     cover (f_past && rst_ni && out_valid_o && !out_ready_i && !in_ready_o);
   end
 `endif
@@ -1898,9 +1972,18 @@ module ibr_switch_stage #(
   `include "ibr_spec.svh"
   logic [31:0] f_d_exp;  // d of the link the ports configured
   logic [23:0] f_in_destqp;  // the current packet's DestQP (BTH bytes 5-7)
-  logic [63:0] f_last_data;  // the last word taken, and its place
+  logic [DataW-1:0] f_last_data;  // the last word taken, and its place
   logic        f_last_sop, f_last_eop, f_last_psn;
   logic [10:0] f_last_word;
+  // d of the link the ports configured as of this handshake (a write with it
+  // applies), and as of the last word's: at DataW > 64 the PSN may share the
+  // sop beat, with which cfg_we_i may come.
+  logic [31:0] f_d_now, f_last_d;
+  assign f_d_now = cfg_we_i ? spec_link_d(LinkEnc, cfg_switch_i, cfg_port_i) : f_d_exp;
+  // DestQP of a beat, were it its packet's telemetry beat (LNH[0] lnh0).
+  function automatic logic [23:0] f_destqp_of(input logic [DataW-1:0] d, input logic lnh0);
+    f_destqp_of = lnh0 ? d[FTelLo3-24 +: 24] : d[FTelLo2-24 +: 24];
+  endfunction
 `ifdef IBR_PROP_F
   always @(*) begin
     if (cfg_we_i) assume (f_in_word == 11'd0 && in_ready_o);
@@ -1915,13 +1998,15 @@ module ibr_switch_stage #(
       f_last_eop  <= 1'b1;  // as if a packet had just ended
       f_last_psn  <= 1'b0;
       f_last_word <= '0;
+      f_last_d    <= '0;
     end else begin
       if (cfg_we_i) begin
         f_d_exp <= spec_link_d(LinkEnc, cfg_switch_i, cfg_port_i);
       end
       if (f_in_fire) begin
-        if (f_is_tel) f_in_destqp <= in_data_i[23:0];
+        if (f_is_tel) f_in_destqp <= f_destqp_of(in_data_i, f_cur_lnh[0]);
         f_last_data <= in_data_i;
+        f_last_d    <= f_d_now;
         f_last_sop  <= in_sop_i;
         f_last_eop  <= in_eop_i;
         f_last_psn  <= f_is_psn;
@@ -1930,53 +2015,103 @@ module ibr_switch_stage #(
     end
   end
   // The word entering slot 0: the one taken now if one is (the skid buffer is
-  // then empty), else the last one taken (waiting in the skid buffer).
-  logic [63:0] f_h_data;
+  // then empty), else the last one taken (waiting in the skid buffer); its
+  // packet's LNH, SLID and DestQP (at DataW > 64 the PSN beat may be the sop
+  // beat or the telemetry beat itself), and the link as of its handshake.
+  logic [DataW-1:0] f_h_data;
   logic        f_h_psn;
-  logic [31:0] f_id_exp;
-  assign f_h_data = f_in_fire ? in_data_i : f_last_data;
-  assign f_h_psn  = f_in_fire ? f_is_psn : f_last_psn;
-  assign f_id_exp = spec_packet_id(IdOpt, f_h_data[55:32], f_in_slid, f_in_destqp);
+  logic [1:0]  f_h_lnh;
+  logic [15:0] f_h_slid;
+  logic [23:0] f_h_destqp;
+  logic [31:0] f_id_exp, f_h_d;
+  assign f_h_data   = f_in_fire ? in_data_i : f_last_data;
+  assign f_h_psn    = f_in_fire ? f_is_psn : f_last_psn;
+  assign f_h_lnh    = f_in_fire ? f_cur_lnh : f_in_lnh;
+  assign f_h_slid   = f_in_fire ? f_cur_slid : f_in_slid;
+  assign f_h_destqp = f_in_fire && f_is_tel ? f_destqp_of(in_data_i, f_cur_lnh[0]) : f_in_destqp;
+  assign f_h_d      = f_in_fire ? f_d_now : f_last_d;
+  assign f_id_exp   = spec_packet_id(IdOpt, f_h_lnh[0] ? f_h_data[FPsnLo3 +: 24] : f_h_data[FPsnLo2 +: 24],
+                                     f_h_slid, f_h_destqp);
 `ifdef IBR_PROP_F
+  // At DataW > 64 the id and the link's d and K are registered as the PSN
+  // beat enters slot 0 and the hash takes them a cycle later (psn_take):
+  // the monitor registers what it expects with them.
+  logic [31:0] f_id_q, f_hd_q;
+  always @(posedge clk_i) begin
+    if (iw_fire && is_psn_in) begin
+      f_id_q <= f_id_exp;
+      f_hd_q <= f_h_d;
+    end
+  end
   always @(*) begin
     if (f_past && rst_ni) begin
       assert (d_q == f_d_exp);
       if (iw_fire && is_psn_in) begin
         assert (f_h_psn);
         assert (id == f_id_exp);
+        if (Wide) assert (iw_d == f_h_d);
       end
-      if (tel_done && replace) assert (out_data_o[24 + FieldW + 1] == hash_q);
+      if (Wide && psn_take) assert (hash_id == f_id_q && hash_d == f_hd_q);
+      if (tel_done && replace) begin
+        assert ((head_glob ? out_data_o[FTelLo3 + FieldW + 1] : out_data_o[FTelLo2 + FieldW + 1]) == hash_q);
+      end
     end
   end
 `endif
   // Strengthening invariants for the induction (ReadySkid): the stage's word
   // counter, header registers and skid buffer agree with the ports' account,
-  // for every packet length (the counter is 11 bits; frames reach 1024 words).
+  // for every packet length (the counter is 11 bits; frames reach 1024 words,
+  // FMaxBeats beats).
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_f_inv
+    logic [63:0] f_last_lrh;
+    assign f_last_lrh = f_last_data[DataW-1 -: 64];
     always @(*) begin
       if (f_past && rst_ni) begin
-        assert (f_in_word < 11'd1024 && f_last_word < 11'd1024);
+        assert (f_in_word < 11'(FMaxBeats) && f_last_word < 11'(FMaxBeats));
         assert (f_last_eop ? f_in_word == 11'd0 : f_in_word == f_last_word + 11'd1);
         assert (!f_last_sop || f_last_word == 11'd0);
-        assert (f_last_psn == (f_in_lnh[1] && f_last_word == (f_in_lnh[0] ? 11'd7 : 11'd2)));
-        if (f_last_eop && f_in_lnh[1]) assert (f_last_word >= (f_in_lnh[0] ? 11'd8 : 11'd3));
+        assert (f_last_psn == (f_in_lnh[1] && f_last_word == (f_in_lnh[0] ? 11'(FPsn3 / NB) : 11'(FPsn2 / NB))));
+        if (f_last_eop && f_in_lnh[1]) assert (f_last_word >= (f_in_lnh[0] ? 11'(FMinEop3) : 11'(FMinEop2)));
         if (f_last_sop) begin
-          assert (f_in_lnh == f_last_data[49:48] && f_in_slid == f_last_data[15:0] &&
-                  f_in_plen == f_last_data[26:16]);
+          assert (f_in_lnh == f_last_lrh[49:48] && f_in_slid == f_last_lrh[15:0] &&
+                  f_in_plen == f_last_lrh[26:16]);
         end
-        if (f_in_lnh[1] && f_last_word == (f_in_lnh[0] ? 11'd6 : 11'd1)) assert (f_in_destqp == f_last_data[23:0]);
+        if (f_in_lnh[1] && f_last_word == (f_in_lnh[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB))) begin
+          assert (f_in_destqp == f_destqp_of(f_last_data, f_in_lnh[0]));
+        end
         if (gen_skid.skid_v_q) begin
           assert (gen_skid.skid_data_q == f_last_data && gen_skid.skid_sop_q == f_last_sop &&
                   gen_skid.skid_eop_q == f_last_eop);
           assert (wcnt_q == f_last_word);
+          if (Wide) assert (gen_skid.skid_d_q == f_last_d);
         end else begin
           assert (wcnt_q == f_in_word);
         end
         if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) begin
           assert (lnh_q == f_in_lnh && slid_q == f_in_slid && pktlen_q == f_in_plen);
-          if (f_in_lnh[1] && wcnt_q > (f_in_lnh[0] ? 11'd6 : 11'd1)) assert (destqp_q == f_in_destqp);
+          if (f_in_lnh[1] && wcnt_q > (f_in_lnh[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB))) begin
+            assert (destqp_q == f_in_destqp);
+          end
         end
-        for (int i = 0; i < PipeDepth; i++) assert (!(v_q[i] && tel_q[i] && vcrc_q[i]));
+        // (At 64 bits no word is both; at DataW > 64 a one-beat packet's is,
+        // its VCRC past its byte 4, in a later 4-byte group: every eop word
+        // inside has a frame's empty bytes, and one in the skid buffer ends a
+        // frame no shorter than its LNH allows.)
+        if (!Wide) for (int i = 0; i < PipeDepth; i++) assert (!(v_q[i] && tel_q[i] && vcrc_q[i]));
+        if (Wide) begin
+          for (int i = 0; i < PipeDepth; i++) begin
+            if (v_q[i] && eop_q[i]) assert (empty_q[EmptyW*i +: 2] == 2'd2);
+            if (v_q[i] && tel_q[i] && vcrc_q[i]) begin
+              assert (32'(f_vcrc_grp(empty_q[EmptyW*i +: EmptyW])) > (glob_q[i] ? FTelGrp3 : FTelGrp2));
+            end
+          end
+          if (gen_skid.skid_v_q && gen_skid.skid_eop_q) begin
+            assert (gen_skid.skid_empty_q[1:0] == 2'd2);
+            if (f_in_lnh[1]) begin
+              assert (11'({f_last_word, f_vcrc_grp(gen_skid.skid_empty_q)}) >= (f_in_lnh[0] ? 11'd16 : 11'd6));
+            end
+          end
+        end
       end
     end
   end
@@ -2015,19 +2150,28 @@ module ibr_switch_stage #(
     end
   end
 `ifdef IBR_PROP_G
+  // At DataW > 64 several telemetry beats may be inside at once, each with
+  // its own decision entry: (g) follows the k-th beat taken, as (a) does
+  // (f_cong: cong_i as its packet's sop beat was taken).
   always @(*) begin
     if (f_past && rst_ni) begin
-      if (tel_done && replace) assert (out_data_o[24 + FieldW] == f_tel_cong);
+      if (!Wide && tel_done && replace) assert (out_data_o[FTelLo2 + FieldW] == f_tel_cong);
+      if (Wide && f_k_out && f_tel && replace) begin
+        assert ((f_glob ? out_data_o[FTelLo3 + FieldW] : out_data_o[FTelLo2 + FieldW]) == f_cong);
+      end
     end
   end
 `endif
+  // (g)'s invariants follow the one telemetry word a 64-bit stage holds; at
+  // DataW > 64 (a ring of decisions) they do not apply, and the properties
+  // that take them are bounded only there.
 `ifdef IBR_PROP_G
-  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid;
+  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid && !Wide;
 `else
   // (a) and (e) take (g)'s invariants (and state their own) where they were
   // proved: ReadySkid with PipeDepth 2, as every formal configuration;
   // elsewhere their induction is not attempted with them (bounded only).
-  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid && PipeDepth == 2;
+  localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid && PipeDepth == 2 && !Wide;
 `endif
   if (FDecInv) begin : gen_g_inv
     logic [3:0] f_behind;  // words taken after the pending telemetry word
@@ -2065,8 +2209,13 @@ module ibr_switch_stage #(
   end
 `ifdef IBR_PROP_G
   always @(*) begin
-    cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
-    cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
+    if (!Wide) begin
+      cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
+      cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
+    end else begin
+      cover (f_past && rst_ni && f_k_out && f_tel && replace && f_cong);
+      cover (f_past && rst_ni && f_k_out && f_tel && replace && !f_cong);
+    end
   end
 `endif
 `endif  // IBR_FORMAL_DECISION
@@ -2092,17 +2241,26 @@ module ibr_switch_stage #(
   end
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_b_inv
     // The check slot 0 will make of the skid buffer's word, after its own
-    // word's (icrc8): the CRC over its first four bytes and all eight.
-    logic [15:0] f_sk_base, f_sk_c4, f_sk_c8, f_sk_vcrc, f_sk_got;
-    logic [63:0] f_sk_data;
-    logic        f_sk_lane4;
+    // word's (icrc8): the CRC before its VCRC and over all its bytes, by the
+    // monitors' chain of 4-byte steps (at 64 bits: its first four bytes and
+    // all eight).
+    logic [15:0]        f_sk_base, f_sk_c8, f_sk_vcrc, f_sk_got;
+    logic [8*NB/2-1:0]  f_sk_cs;
+    logic [8*NB/2+15:0] f_sk_chain;
+    logic [DataW-1:0]   f_sk_data;
+    logic [FGrpW-1:0]   f_sk_lane4;
     assign f_sk_data  = gen_skid.skid_data_q;
-    assign f_sk_lane4 = gen_skid.skid_empty_q == 3'd2;
+    assign f_sk_lane4 = f_vcrc_grp(gen_skid.skid_empty_q);
     assign f_sk_base  = gen_skid.skid_sop_q ? 16'hffff : icrc8;
-    ibr_crc16_bytes #(.NBytes(4)) f_u_sk_hi (.crc_i(f_sk_base), .data_i(f_sk_data[63:32]), .crc_o(f_sk_c4));
-    ibr_crc16_bytes #(.NBytes(4)) f_u_sk_lo (.crc_i(f_sk_c4), .data_i(f_sk_data[31:0]), .crc_o(f_sk_c8));
-    assign f_sk_vcrc = ~(f_sk_lane4 ? f_sk_c4 : f_sk_base);
-    assign f_sk_got  = f_sk_lane4 ? {f_sk_data[23:16], f_sk_data[31:24]} : {f_sk_data[55:48], f_sk_data[63:56]};
+    assign f_sk_chain = {f_sk_cs, f_sk_base};
+    for (genvar j = 0; j < NB / 4; j++) begin : gen_f_sk_crc
+      ibr_crc16_bytes #(.NBytes(4)) f_u_sk (
+        .crc_i(f_sk_chain[16*j +: 16]), .data_i(f_sk_data[DataW-1-32*j -: 32]), .crc_o(f_sk_cs[16*j +: 16])
+      );
+    end
+    assign f_sk_c8   = f_sk_cs[8*NB/2-1 -: 16];
+    assign f_sk_vcrc = ~f_crc_before(f_sk_cs, f_sk_base, f_sk_lane4);
+    assign f_sk_got  = f_vcrc_of(f_sk_data, f_sk_lane4);
     // Each slot's packet number, the skid buffer's, the one after the last
     // word inside; whether each sop follows its predecessor's eop.
     logic [2*PipeDepth-1:0] f_slot_pkt;
@@ -2146,7 +2304,8 @@ module ibr_switch_stage #(
     end
     for (genvar i = 0; i < PipeDepth; i++) begin : gen_b_slot
       always @(*) begin
-        if (f_past && rst_ni && v_q[i]) assert (lane4_q[i] == (empty_q[3*i +: 3] == 3'd2));
+        // (64 bits: the lane tag; wider stages place the VCRC by empty_q.)
+        if (!Wide && f_past && rst_ni && v_q[i]) assert (lane4_q[i] == (empty_q[EmptyW*i +: EmptyW] == 3'd2));
       end
       if (i > 0) begin : gen_b_bad
         always @(*) begin
@@ -2200,7 +2359,7 @@ module ibr_switch_stage #(
           assert (gen_skid.skid_data_q == f_word && gen_skid.skid_sop_q == f_sop &&
                   gen_skid.skid_eop_q == f_eop && gen_skid.skid_empty_q == f_empty);
           assert (f_tel == is_tel_in && f_vcrc == gen_skid.skid_eop_q &&
-                  f_lane4 == (gen_skid.skid_empty_q == 3'd2));
+                  f_lane4 == FGrpW'(gen_skid.skid_empty_q == 3'd2));
           if (f_tel) assert (f_cong == f_pkt_cong);
         end
       end
@@ -2216,8 +2375,8 @@ module ibr_switch_stage #(
           if (tel_q[i]) assert (byte4_q == gen_slot[i].data_q[31:24]);
           if (f_kpos == f_above) begin
             assert (gen_slot[i].data_q == f_word && sop_q[i] == f_sop && eop_q[i] == f_eop &&
-                    empty_q[3*i +: 3] == f_empty);
-            assert (tel_q[i] == f_tel && vcrc_q[i] == f_vcrc && lane4_q[i] == f_lane4);
+                    empty_q[EmptyW*i +: EmptyW] == f_empty);
+            assert (tel_q[i] == f_tel && vcrc_q[i] == f_vcrc && FGrpW'(lane4_q[i]) == f_lane4);
             if (f_tel) assert (f_cong == dec_cong_q);
           end
         end
