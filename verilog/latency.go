@@ -19,14 +19,17 @@ func (c Config) Latency() int { return max(c.PipeDepth, c.DecisionCycles()) }
 // "Pipeline", "Hash" and "Beat width"): the draw's answer 2 (it counts the
 // cycle the generator gives it), the hash 2, one more for mxm's second
 // multiply (the stage registers between the two), HashLatency more for
-// SipHash's pipelined rounds, and one more at 128-bit beats, where a local
-// packet's (LNH=2) PSN comes a beat after its telemetry word.
+// SipHash's pipelined rounds, one more at 128-bit beats, where a local
+// packet's (LNH=2) PSN comes a beat after its telemetry word, and one more
+// with segmented beats ("Segmented beats": a packet from a late segment has
+// its PSN in the next beat, where it is the tail's and goes first, and a
+// beat's second PSN waits a cycle for the one hash unit).
 func (c Config) DecisionCycles() int {
 	h := 2 + c.HashLatency
 	if c.Hash.Kind == hash.MXM {
 		h++
 	}
-	if c.DataW() == 128 {
+	if c.DataW() == 128 || c.Segmented {
 		h++
 	}
 	return max(2, h)
