@@ -45,7 +45,7 @@ func TestVerifyWidth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planted, err := verilog.Patch(files, "ibr_switch_stage.sv", "Psn2 = 8 + 9,", "Psn2 = 8 + 10,")
+	planted, err := verilog.Patch(files, "ibr_switch_stage.sv", ", Psn2 = 8 + 9,", ", Psn2 = 8 + 10,")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ var widthPlants = []struct {
 	dense                bool // back-to-back one-beat packets (rateSet), not the width test's vectors
 }{
 	{"the PSN of a local packet read one lane late at 512 bits", "ibr_switch_stage.sv",
-		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,", 0, 512, false},
+		", Psn2 = 8 + 9,", ", Psn2 = 8 + 10,", 0, 512, false},
 	{"the congested bit of a telemetry byte in the sop beat taken from the packet before", "ibr_switch_stage.sv",
 		"          if (iw_sop) begin\n            e_cong_q[wr_q] <= iw_cong;", "          if (1'b0) begin\n            e_cong_q[wr_q] <= iw_cong;", 0, 512, false},
 	{"the SLID of a PSN in the sop beat taken from the packet before", "ibr_switch_stage.sv",

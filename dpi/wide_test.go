@@ -64,7 +64,7 @@ func TestScoreboardWide(t *testing.T) {
 // configuration's RTL.
 var widePlants = []struct{ name, old, bug string }{
 	{"the PSN of a local packet read one lane late",
-		"Psn2 = 8 + 9,", "Psn2 = 8 + 10,"},
+		", Psn2 = 8 + 9,", ", Psn2 = 8 + 10,"},
 	{"the congested bit of a telemetry byte in the sop beat taken from the packet before",
 		"          if (iw_sop) begin\n            e_cong_q[wr_q] <= iw_cong;",
 		"          if (1'b0) begin\n            e_cong_q[wr_q] <= iw_cong;"},
