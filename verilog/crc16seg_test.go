@@ -170,7 +170,7 @@ func runSegCRC(t *testing.T, w int, src string) (beats, bad int, log string) {
 
 // segCRCPlants are bugs only beats shared by two packets show; each must
 // fail TestCRC16Seg's comparison with header.CRC16.
-var segCRCPlants = []struct{ name, from, to string }{
+var segCRCPlants = []segPlant{
 	{"the head's CRC from a segment late", "assign from_sop[k]    = 32'(k) >= 2 * 32'(sop_seg_i);",
 		"assign from_sop[k]    = 32'(k) >= 2 * 32'(sop_seg_i) + 2;"},
 	{"the tail's VCRC over the head's bytes", "(^(t[NS*i +: NS] & before_vcrc & (one ? from_sop : {NS{1'b1}})));",
@@ -185,24 +185,35 @@ var segCRCPlants = []struct{ name, from, to string }{
 // before its VCRC and its VCRC bytes; Verilator's lint and Yosys take it;
 // and each of segCRCPlants must fail it.
 func TestCRC16Seg(t *testing.T) {
+	checkSegModule(t, "ibr_crc16_seg", runSegCRC, segCRCPlants)
+}
+
+// A segPlant is a bug planted in a segmented-beat library module: the text
+// from is replaced, once, by to.
+type segPlant struct{ name, from, to string }
+
+// checkSegModule holds a segmented-beat library module (rtl/<module>.sv) to
+// its co-simulation run at 256 and 512 bits with no mismatch, to
+// lintAndRead, and requires each plant, run at 512 bits, to give a mismatch.
+func checkSegModule(t *testing.T, module string, run func(t *testing.T, w int, src string) (beats, bad int, log string), plants []segPlant) {
 	testtool.Need(t, "iverilog")
-	src, err := rtlFS.ReadFile("rtl/ibr_crc16_seg.sv")
+	src, err := rtlFS.ReadFile("rtl/" + module + ".sv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []int{256, 512} {
-		beats, bad, log := runSegCRC(t, w, string(src))
+		beats, bad, log := run(t, w, string(src))
 		t.Logf("w%d: %d beats, %d mismatches", w, beats, bad)
 		if bad != 0 {
 			t.Errorf("w%d: %d mismatches\n%s", w, bad, log)
 		}
 	}
-	lintAndRead(t, "ibr_crc16_seg")
-	for _, p := range segCRCPlants {
+	lintAndRead(t, module)
+	for _, p := range plants {
 		if !strings.Contains(string(src), p.from) {
-			t.Fatalf("plant %q: %q not in ibr_crc16_seg.sv", p.name, p.from)
+			t.Fatalf("plant %q: %q not in %s.sv", p.name, p.from, module)
 		}
-		_, bad, _ := runSegCRC(t, 512, strings.Replace(string(src), p.from, p.to, 1))
+		_, bad, _ := run(t, 512, strings.Replace(string(src), p.from, p.to, 1))
 		t.Logf("planted %s: %d mismatches", p.name, bad)
 		if bad == 0 {
 			t.Errorf("planted %s: not caught", p.name)

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"ibreservoir/header"
-	"ibreservoir/internal/testtool"
 )
 
 // segFieldVectors writes one line a cycle for ibr_seg_fields at width w: a
@@ -187,7 +186,7 @@ func runSegFields(t *testing.T, w int, src string) (beats, bad int, log string) 
 
 // segFieldPlants are bugs only segmented beats show; each must fail
 // TestSegFields.
-var segFieldPlants = []struct{ name, from, to string }{
+var segFieldPlants = []segPlant{
 	{"the head's telemetry lane off by a segment", "assign head_tel_lane_o = h_tel[EmptyW-1:0];",
 		"assign head_tel_lane_o = h_tel[EmptyW-1:0] + EmptyW'(8);"},
 	{"the tail's sop segment taken from the current beat", "assign t_tel = at(tail_seg_q,",
@@ -202,27 +201,5 @@ var segFieldPlants = []struct{ name, from, to string }{
 // SegFieldAt: where each beat holds the tail's and the head's BTH byte 4 and
 // PSN. Verilator's lint and Yosys take it, and each of segFieldPlants fails.
 func TestSegFields(t *testing.T) {
-	testtool.Need(t, "iverilog")
-	src, err := rtlFS.ReadFile("rtl/ibr_seg_fields.sv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []int{256, 512} {
-		beats, bad, log := runSegFields(t, w, string(src))
-		t.Logf("w%d: %d beats, %d mismatches", w, beats, bad)
-		if bad != 0 {
-			t.Errorf("w%d: %d mismatches\n%s", w, bad, log)
-		}
-	}
-	lintAndRead(t, "ibr_seg_fields")
-	for _, p := range segFieldPlants {
-		if !strings.Contains(string(src), p.from) {
-			t.Fatalf("plant %q: %q not in ibr_seg_fields.sv", p.name, p.from)
-		}
-		_, bad, _ := runSegFields(t, 512, strings.Replace(string(src), p.from, p.to, 1))
-		t.Logf("planted %s: %d mismatches", p.name, bad)
-		if bad == 0 {
-			t.Errorf("planted %s: not caught", p.name)
-		}
-	}
+	checkSegModule(t, "ibr_seg_fields", runSegFields, segFieldPlants)
 }
