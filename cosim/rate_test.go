@@ -5,6 +5,7 @@ package cosim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -132,15 +133,64 @@ func rateSet(t *testing.T, c verilog.Config, mix rateMix, seed uint64) *vectors.
 }
 
 // rateRow is one measured run: beats and packets the stage took, the cycles
-// it took them in.
+// it took them in, and the fewest and most cycles a beat took through it.
 type rateRow struct {
 	config, mix            string
 	packets, beats, cycles int64
+	latMin, latMax         int
+}
+
+// measuredRow is the row of a back-to-back run with the egress always
+// ready, its latency held to the configuration's (latencyErr).
+func measuredRow(t *testing.T, c verilog.Config, mix string, res *Result) rateRow {
+	t.Helper()
+	lo, hi, err := latencyErr(c, res)
+	if err != nil {
+		t.Errorf("%s: %v", mix, err)
+	}
+	return rateRow{c.Name(), mix, int64(res.Vectors), res.Beats, res.Cycles, lo, hi}
+}
+
+// latencyErr holds a run's measured latency (Result.Latency: back-to-back
+// beats, the egress always ready) to configuration c's stated one,
+// verilog.Config.Latency. No beat may leave sooner than PipeDepth cycles
+// after it entered. A configuration whose depth hides its decisions
+// (PipeDepth >= DecisionCycles: a beat a cycle) must pass every beat in
+// exactly Latency cycles, its depth, but for the ideal generator, whose
+// rejections hold a decision a cycle now and then: under 1% of beats may
+// take longer. A shallower one keeps beats waiting behind late decisions,
+// so its beats queue and take a varying number of cycles, which is
+// measured, not held. It returns the fewest and most cycles a beat took.
+func latencyErr(c verilog.Config, res *Result) (lo, hi int, err error) {
+	rejects := c.Generator == (*rng.Ideal)(nil).Name() // the ideal generator
+	var n, over int64
+	lo = math.MaxInt
+	for l, k := range res.Latency {
+		lo, hi, n = min(lo, l), max(hi, l), n+k
+		if l > c.Latency() {
+			over += k
+		}
+	}
+	switch {
+	case n == 0:
+		return 0, 0, fmt.Errorf("%s: no beat's latency measured", c.Name())
+	case n != res.Beats:
+		return lo, hi, fmt.Errorf("%s: latency measured for %d beats of %d taken", c.Name(), n, res.Beats)
+	case lo < c.PipeDepth:
+		return lo, hi, fmt.Errorf("%s: a beat left %d cycles after it entered, sooner than the pipeline's depth %d (%v)", c.Name(), lo, c.PipeDepth, res.Latency)
+	case c.PipeDepth < c.DecisionCycles():
+		// Beats queue behind late decisions.
+	case rejects && over*100 >= n:
+		return lo, hi, fmt.Errorf("%s: %d of %d beats took longer than the stated latency %d (%v); the ideal generator's rejections may hold under 1%%", c.Name(), over, n, c.Latency(), res.Latency)
+	case !rejects && hi != c.Latency():
+		return lo, hi, fmt.Errorf("%s: the slowest beat took %d cycles, the stated latency is %d (%v)", c.Name(), hi, c.Latency(), res.Latency)
+	}
+	return lo, hi, nil
 }
 
 func (r rateRow) String() string {
-	return fmt.Sprintf("%-40s %-13s %6d packets %7d beats %7d cycles  %.3f beats/cycle  %.3f packets/cycle",
-		r.config, r.mix, r.packets, r.beats, r.cycles, float64(r.beats)/float64(r.cycles), float64(r.packets)/float64(r.cycles))
+	return fmt.Sprintf("%-40s %-13s %6d packets %7d beats %7d cycles  %.3f beats/cycle  %.3f packets/cycle  latency %d..%d cycles",
+		r.config, r.mix, r.packets, r.beats, r.cycles, float64(r.beats)/float64(r.cycles), float64(r.packets)/float64(r.cycles), r.latMin, r.latMax)
 }
 
 // TestWidthRate co-simulates back-to-back traffic (no idle input cycle, Dense)
@@ -181,7 +231,7 @@ func TestWidthRate(t *testing.T) {
 					if stall != 0 {
 						continue
 					}
-					row := rateRow{c.Name(), mix.name, int64(res.Vectors), res.Beats, res.Cycles}
+					row := measuredRow(t, c, mix.name, res)
 					rows = append(rows, row)
 					if rate := float64(res.Beats) / float64(res.Cycles); rate < 0.98 {
 						t.Errorf("%s: %.3f beats a cycle, want at least 0.98", what, rate)
@@ -195,4 +245,32 @@ func TestWidthRate(t *testing.T) {
 		b.WriteString(r.String() + "\n")
 	}
 	t.Logf("back-to-back traffic, egress always ready:\n%s", b.String())
+}
+
+// TestLatencyPlanted plants a cycle of latency the data does not show: at
+// 512 bits the head entry's draw counted only from its register, a cycle
+// after the generator answers, not as it answers. Every packet still leaves
+// as the model says (no mismatch); latencyErr must catch the slower stage,
+// the stated latency 2 against 3 measured.
+func TestLatencyPlanted(t *testing.T) {
+	testtool.Need(t, "verilator")
+	c := verilog.DefaultConfig()
+	c.Generator, c.Width = "lfsr-lut/b16", 512
+	m := buildPlanted(t, "latency-plant", c, "ibr_switch_stage.sv",
+		"assign head_drawn   = e_drawn_q[rd_q] || (gen_done && dn_q == rd_q);",
+		"assign head_drawn   = e_drawn_q[rd_q] || (gen_done && dn_q == rd_q && 1'b0);")
+	mix := rateMixes[2]
+	path, _ := writeSet(t, rateSet(t, c, mix, 31))
+	res, err := m.Run(context.Background(), 0, path, RunOptions{MaxFail: 3, Dense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mismatches != 0 || res.Assertions != 0 || res.Vectors != mix.n {
+		t.Fatalf("%d of %d packets checked, %d mismatches, %d RTL assertions: the plant should change only the timing", res.Vectors, mix.n, res.Mismatches, res.Assertions)
+	}
+	_, _, err = latencyErr(c, res)
+	if err == nil {
+		t.Fatalf("a stage a cycle slower than stated passed the latency check (%v)", res.Latency)
+	}
+	t.Logf("caught: %v", err)
 }

@@ -228,10 +228,14 @@ func TestSegmentedRate(t *testing.T) {
 						what, res.Vectors, mix.n, res.Mismatches, res.Assertions, res.FirstAssertion)
 					continue
 				}
+				lo, hi, err := latencyErr(c, res)
+				if err != nil {
+					t.Errorf("%s: %v", what, err)
+				}
 				perCycle := float64(total) / float64(res.Cycles)
-				t.Logf("%-50s %5d packets, %6d beats in %6d cycles: %.3f beats/cycle, %.3f packets/cycle, %.1f bytes/cycle (%.3f of the line rate, %3.0f Gb/s at 923 MHz)",
+				t.Logf("%-50s %5d packets, %6d beats in %6d cycles: %.3f beats/cycle, %.3f packets/cycle, %.1f bytes/cycle (%.3f of the line rate, %3.0f Gb/s at 923 MHz), latency %d..%d cycles",
 					what, res.Vectors, res.Beats, res.Cycles, float64(res.Beats)/float64(res.Cycles),
-					float64(res.Vectors)/float64(res.Cycles), perCycle, perCycle/float64(w/8), perCycle*8*0.923)
+					float64(res.Vectors)/float64(res.Cycles), perCycle, perCycle/float64(w/8), perCycle*8*0.923, lo, hi)
 				if !full {
 					continue
 				}

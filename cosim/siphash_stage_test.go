@@ -78,7 +78,7 @@ func TestSipHashStage(t *testing.T) {
 					c.Name(), mix.name, res.Vectors, mix.n, res.Mismatches, res.Assertions, res.FirstAssertion)
 				continue
 			}
-			row := rateRow{c.Name(), mix.name, int64(res.Vectors), res.Beats, res.Cycles}
+			row := measuredRow(t, c, mix.name, res)
 			rows = append(rows, row)
 			if c.DataW() == 512 {
 				if rate := float64(res.Beats) / float64(res.Cycles); rate < 0.98 {

@@ -255,6 +255,10 @@ type Result struct {
 	SimTime    time.Duration // the testbench's own timing of its main loop (the longest part's)
 	Wall       time.Duration // the whole run: loading and indexing the file, simulating, reporting
 	Output     string        // anything else the simulator printed (assertion messages)
+	// Latency counts the beats by the cycles each took from the ingress to
+	// the egress (Verilator's testbench; nil from Icarus). With Stall 0 the
+	// egress is never held, and the counts are the stage's own latency.
+	Latency map[int]int64
 	// Assertions counts the errors the RTL itself reported ($error, $fatal,
 	// a failed assert): they fail the run like a mismatch, but are not the
 	// comparison with the model. FirstAssertion is the first message.
@@ -320,6 +324,7 @@ func (e *Stopped) Error() string { return e.err.Error() }
 var (
 	reMismatch = regexp.MustCompile(`^MISMATCH index=(\d+) what=(\S+) got=(\S*) want=(\S*)$`)
 	reCov      = regexp.MustCompile(`^COV field=(\d+) replace=(\d) cong=(\d) sat=(\d) n=(\d+)$`)
+	reLatency  = regexp.MustCompile(`^LATENCY cycles=(\d+) beats=(\d+)$`)
 	reResult   = regexp.MustCompile(`^RESULT vectors=(\d+) mismatches=(\d+) cycles=(\d+)(?: beats=(\d+))? seconds=([0-9.]+)$`)
 )
 
@@ -341,6 +346,15 @@ func parseOutput(sim string, out []byte) (*Result, error) {
 			f, _ := strconv.Atoi(m[1])
 			n, _ := strconv.Atoi(m[5])
 			r.Coverage[CoverBin{f, m[2] == "1", m[3] == "1", m[4] == "1"}] += n
+			continue
+		}
+		if m := reLatency.FindStringSubmatch(line); m != nil {
+			l, _ := strconv.Atoi(m[1])
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			if r.Latency == nil {
+				r.Latency = map[int]int64{}
+			}
+			r.Latency[l] += n
 			continue
 		}
 		if m := reResult.FindStringSubmatch(line); m != nil {
@@ -436,6 +450,12 @@ func (m *Model) Run(ctx context.Context, sel int, vectorFile string, o RunOption
 		total.Assertions += p.r.Assertions
 		for b, n := range p.r.Coverage {
 			total.Coverage[b] += n
+		}
+		for l, n := range p.r.Latency {
+			if total.Latency == nil {
+				total.Latency = map[int]int64{}
+			}
+			total.Latency[l] += n
 		}
 	}
 	sort.SliceStable(total.First, func(i, j int) bool { return total.First[i].Index < total.First[j].Index })

@@ -11,7 +11,11 @@ import "ibreservoir/hash"
 // ready by then, else when the decision is (docs/rtl.md, "Beat width",
 // Latency): max(PipeDepth, DecisionCycles). The ideal generator's
 // rejections, which stall the stage a cycle now and then, are not counted:
-// they depend on the draws, not on the configuration.
+// they depend on the draws, not on the configuration. With PipeDepth at
+// least DecisionCycles every beat takes exactly Latency cycles, back to back
+// too; a shallower stage holds beats behind late decisions, so back-to-back
+// beats queue and take longer (the co-simulation measures both; docs/rtl.md,
+// "Beat width", Latency).
 func (c Config) Latency() int { return max(c.PipeDepth, c.DecisionCycles()) }
 
 // DecisionCycles is how many cycles after its telemetry beat enters a

@@ -56,6 +56,8 @@
 //            whose packet, or status, came out before the unexpected one)
 //   MISMATCH index=I what=deadlock|finish ...                  (I: the oldest vector in flight)
 //   COV field=F replace=R cong=C sat=S n=N
+//   LATENCY cycles=L beats=N   (N beats left L cycles after they were taken; with
+//            +stall=0 the stage's own latency, beat by beat)
 //   RESULT vectors=V mismatches=M cycles=C beats=B seconds=S   (B: beats taken at the ingress)
 #include <verilated.h>
 
@@ -68,6 +70,7 @@
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
+#include <map>
 #include <memory>
 #include <string>
 #include <sys/mman.h>
@@ -362,6 +365,8 @@ struct Lane {
   int64_t beat = 0;
   std::deque<int> pend_seg;
   bool out_open = false;
+  // The cycles at which the beats in flight were taken, oldest first.
+  std::deque<uint64_t> taken_at;
 };
 
 // oldest is the index of the oldest vector in flight on any lane (for a
@@ -560,6 +565,7 @@ int main(int argc, char** argv) {
   // Coverage: (field, replace, cong, sat) -> packets.
   static uint64_t cov[256][2][2][2];
   uint64_t mismatches = 0, checked = 0, cycles = 0, words = 0;
+  std::map<uint64_t, uint64_t> latency;  // cycles from ingress to egress: beats
   auto fail = [&](uint64_t index, const char* what, const std::string& got, const std::string& want) {
     if (mismatches < uint64_t(maxfail)) {
       std::printf("MISMATCH index=%" PRIu64 " what=%s got=%s want=%s\n", index, what, got.c_str(), want.c_str());
@@ -708,6 +714,11 @@ int main(int argc, char** argv) {
     for (int k = 0; k < LANES; k++) {
       Lane& l = lanes[k];
       l.holding = getBits(top->in_valid_i, k, 1) && !getBits(top->in_ready_o, k, 1);
+      if (getBits(top->in_valid_i, k, 1) && getBits(top->in_ready_o, k, 1)) l.taken_at.push_back(cycles);
+      if (getBits(top->out_valid_o, k, 1) && getBits(top->out_ready_i, k, 1) && !l.taken_at.empty()) {
+        latency[cycles - l.taken_at.front()]++;
+        l.taken_at.pop_front();
+      }
       if (SEGMENTED && getBits(top->in_valid_i, k, 1) && getBits(top->in_ready_o, k, 1)) {
         words++;
         const SegBeat t = segBeatOf(l);
@@ -859,6 +870,7 @@ int main(int argc, char** argv) {
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   top->final();
+  for (const auto& e : latency) std::printf("LATENCY cycles=%" PRIu64 " beats=%" PRIu64 "\n", e.first, e.second);
   for (int field = 0; field < 256; field++) {
     for (int rep = 0; rep < 2; rep++) {
       for (int cong = 0; cong < 2; cong++) {
