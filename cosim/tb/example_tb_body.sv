@@ -145,6 +145,7 @@
 
   // ---- Segmented: the packing (positions count segments, the file's words,
   // and beats from the stream's start).
+  localparam longint SegsL = longint'(BeatWords);  // segments a beat, for stream positions
   int unsigned srnd = 3;             // xorshift32 state of the idle segments and idle bytes
   longint sg_pos = 0;                // the segment after the last placed packet's last
   longint sg_sop_b = -1, sg_eop_b = -1;  // the beats of its sop and eop
@@ -180,23 +181,23 @@
     sg_slot[k] = n_read % Window;
     g = (longint'(sg_len[k]) + 7) / 8;
     start = sg_pos;
-    if (start < (sg_off_b + 1) * BeatWords) start = (sg_off_b + 1) * BeatWords;
+    if (start < (sg_off_b + 1) * SegsL) start = (sg_off_b + 1) * SegsL;
     if (loads(h)) begin
-      start = (start + BeatWords - 1) / BeatWords * BeatWords;
+      start = (start + SegsL - 1) / SegsL * SegsL;
     end else begin
       srnd = xorshift32(srnd);
       if (srnd % 4 == 0) begin
         srnd = xorshift32(srnd);
-        start = start + longint'(srnd % (2 * BeatWords));
+        start = start + longint'({32'd0, srnd % 32'(2 * BeatWords)});
       end
     end
-    while (start / BeatWords == sg_sop_b || (start + g - 1) / BeatWords == sg_eop_b)
-      start = (start / BeatWords + 1) * BeatWords;
+    while (start / SegsL == sg_sop_b || (start + g - 1) / SegsL == sg_eop_b)
+      start = (start / SegsL + 1) * SegsL;
     sg_start[k] = start;
-    sg_sop_b = start / BeatWords;
-    sg_eop_b = (start + g - 1) / BeatWords;
+    sg_sop_b = start / SegsL;
+    sg_eop_b = (start + g - 1) / SegsL;
     sg_pos = start + g;
-    sg_seg[sg_slot[k]] = int'(start % BeatWords);
+    sg_seg[sg_slot[k]] = int'(start % SegsL);
     n_read++;
   endtask
 
@@ -222,32 +223,32 @@
         n = 2;
         next_word(ok, h);
       end
-      b = sg_start[a] / BeatWords > sg_off_b + 1 ? sg_start[a] / BeatWords : sg_off_b + 1;
+      b = sg_start[a] / SegsL > sg_off_b + 1 ? sg_start[a] / SegsL : sg_off_b + 1;
       // The beat: the placed packets' words, random idle words around them.
       sop = 1'b0;
       eop = 1'b0;
       two = 1'b0;
       hd = a;
       for (int j = 0; j < BeatWords; j++) begin
-        q = b * BeatWords + j;
+        q = b * SegsL + longint'(j);
         v = rnd64();
         for (int p = 0; p < n; p++) begin
           k = p == 0 ? a : 1 - a;
-          if (q >= sg_start[k] && q < sg_start[k] + (sg_len[k] + 7) / 8) v = pkt_in[k * MaxWords + int'(q - sg_start[k])];
+          if (q >= sg_start[k] && q < sg_start[k] + (longint'(sg_len[k]) + 7) / 8) v = pkt_in[k * MaxWords + int'(q - sg_start[k])];
         end
         in_data_i[DataW-1-64*j -: 64] = v;
       end
       for (int p = 0; p < n; p++) begin
         k = p == 0 ? a : 1 - a;
         f = 8 * sg_start[k] - longint'(BeatBytes) * b;  // its first and last byte, as lanes of beat b
-        l = f + sg_len[k] - 1;
-        if (f >= 0 && f < BeatBytes) begin
+        l = f + longint'(sg_len[k]) - 1;
+        if (f >= 0 && f < longint'(BeatBytes)) begin
           sop = 1'b1;
           two = p == 1;
           hd = k;
           in_sop_seg_i = SegW'(f / 8);
         end
-        if (l >= 0 && l < BeatBytes) begin
+        if (l >= 0 && l < longint'(BeatBytes)) begin
           eop = 1'b1;
           in_empty_i = EmptyW'(longint'(BeatBytes) - 1 - l);
         end
