@@ -352,20 +352,8 @@ func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error)
 		return nil, err
 	}
 	c := b.Configs[sel]
-	repro := "ibreservoir stage"
-	if o.Repro != nil {
-		repro = o.Repro(c)
-	}
-	args := []string{
-		"+config_local=" + c.ModelConfig(header.LNHLocal, o.Seed).Settings(),
-		"+config_global=" + c.ModelConfig(header.LNHGlobal, o.Seed).Settings(),
-		"+name=" + c.Name(), "+repro=" + repro,
-		fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+packets=%d", o.Packets), fmt.Sprintf("+seed=%d", o.Seed),
-		fmt.Sprintf("+chain=%d", o.Chain), fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap),
-		fmt.Sprintf("+maxfail=%d", o.MaxFail), cosim.ErrorLimit,
-	}
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, b.Binary, args...)
+	cmd := exec.CommandContext(ctx, b.Binary, b.args(sel, o)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
@@ -384,6 +372,23 @@ func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error)
 		return r, fmt.Errorf("dpi: %s: %d packets checked of %d", c.Name(), r.Packets, o.Packets)
 	}
 	return r, nil
+}
+
+// args are the testbench's plusargs of a run of configuration sel.
+func (b *Bench) args(sel int, o RunOptions) []string {
+	c := b.Configs[sel]
+	repro := "ibreservoir stage"
+	if o.Repro != nil {
+		repro = o.Repro(c)
+	}
+	return []string{
+		"+config_local=" + c.ModelConfig(header.LNHLocal, o.Seed).Settings(),
+		"+config_global=" + c.ModelConfig(header.LNHGlobal, o.Seed).Settings(),
+		"+name=" + c.Name(), "+repro=" + repro,
+		fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+packets=%d", o.Packets), fmt.Sprintf("+seed=%d", o.Seed),
+		fmt.Sprintf("+chain=%d", o.Chain), fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap),
+		fmt.Sprintf("+maxfail=%d", o.MaxFail), cosim.ErrorLimit,
+	}
 }
 
 // parse reads the testbench's output.

@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,6 +57,7 @@ func TestScoreboardSegmented(t *testing.T) {
 			t.Errorf("%s: no %s packet: %v", c.Name(), k, r.Corrupt)
 		}
 	}
+	checkPacking(t, b)
 	// A build packs beats one way.
 	flat := c
 	flat.Segmented = false
@@ -115,5 +118,69 @@ func TestPlantedSegmented(t *testing.T) {
 				t.Errorf("%s: a mismatch of kind %s, want one of %v:\n%s", p.name, m.What, p.kinds, m.Report)
 			}
 		}
+	}
+}
+
+// checkPacking holds the testbench's packing to verilog.PackSegments: a run
+// with +packlog=1 logs each packet's length and idle segments (the ones
+// drawn, or those to the next beat for a chain's first packet) and each
+// ingress beat's sop, sop segment, eop and empty; PackSegments must pack the
+// same lengths and idle segments into the same beats.
+func checkPacking(t *testing.T, b *Bench) {
+	t.Helper()
+	w := b.Configs[0].DataW()
+	o := RunOptions{Packets: 600, Seed: 17, Chain: 20, Stall: 20, Gap: 10, MaxFail: 5}
+	out, err := exec.Command(b.Binary, append(b.args(0, o), "+packlog=1")...).Output()
+	if err != nil {
+		t.Fatalf("+packlog: %v", err)
+	}
+	var frames [][]byte
+	var idles []int
+	var got []verilog.SegBeat
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		n := make([]int, len(f))
+		for i := 1; i < len(f); i++ {
+			n[i], _ = strconv.Atoi(f[i])
+		}
+		switch {
+		case len(f) == 3 && f[0] == "SEGPLACE":
+			frames, idles = append(frames, make([]byte, n[1])), append(idles, n[2])
+		case len(f) == 5 && f[0] == "SEGBEAT":
+			got = append(got, verilog.SegBeat{Sop: n[1] == 1, SopSeg: n[2], Eop: n[3] == 1, Empty: n[4]})
+		case strings.HasPrefix(l, "RESULT") && !strings.Contains(l, " mismatches=0 "):
+			t.Errorf("+packlog run: %s", l)
+		}
+	}
+	if len(frames) != o.Packets {
+		t.Fatalf("+packlog: %d packets placed, want %d", len(frames), o.Packets)
+	}
+	want, err := verilog.PackSegments(w, frames, func(i int) int { return idles[i] }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the testbench drove %d beats, PackSegments packs %d", len(got), len(want))
+	}
+	shared := 0
+	for i, x := range want {
+		if !x.Sop {
+			x.SopSeg = 0
+		}
+		if !x.Eop {
+			x.Empty = 0
+		}
+		g := got[i]
+		if g.Sop != x.Sop || g.SopSeg != x.SopSeg || g.Eop != x.Eop || g.Empty != x.Empty {
+			t.Fatalf("beat %d: the testbench drove sop %v seg %d eop %v empty %d, PackSegments packs sop %v seg %d eop %v empty %d",
+				i, g.Sop, g.SopSeg, g.Eop, g.Empty, x.Sop, x.SopSeg, x.Eop, x.Empty)
+		}
+		if x.Sop && x.Eop && 8*x.SopSeg > len(x.Data)-1-x.Empty {
+			shared++
+		}
+	}
+	t.Logf("packing: %d packets in %d beats as PackSegments packs them, %d beats holding two packets", len(frames), len(want), shared)
+	if shared == 0 {
+		t.Error("packing: no beat held two packets")
 	}
 }

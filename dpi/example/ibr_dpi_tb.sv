@@ -45,6 +45,9 @@
 //   +maxfail=N      mismatches reported in full (default 5; all are counted)
 //   +repro=S        the command prefix that reruns one packet through the
 //                   model (ibreservoir stage and the RTL flags)
+//   +packlog=1      Segmented: print each packet's placement and each ingress
+//                   beat's structure (SEGPLACE len idle, SEGBEAT sop seg eop
+//                   empty), to hold the packing to verilog.PackSegments
 //
 // Output lines (parsed by package dpi):
 //   MISMATCH packet=I what=W   then indented lines: the packet, the field diff
@@ -116,6 +119,7 @@ module ibr_dpi_tb #(
   string cfg_local, cfg_global, repro, name;
   bit [7:0] sel;
   int unsigned packets, chain_len, stall_pct, gap_pct, max_fail;
+  bit packlog;
   longint unsigned rs;  // xorshift64* state of the stimulus
   chandle models[2];    // for local and global packets
   int state_bits, sender_l, max_switch, max_port;
@@ -138,6 +142,7 @@ module ibr_dpi_tb #(
     stall_pct = arg("stall", 10);
     gap_pct = arg("gap", 5);
     max_fail = arg("maxfail", 5);
+    packlog = arg("packlog", 0) != 0;
     rs = 64'h9E3779B97F4A7C15 ^ 64'(arg("seed", 1));
     foreach (models[k]) begin
       st = ibr_dpi_model_new(k == 0 ? cfg_local : cfg_global, models[k]);
@@ -577,6 +582,7 @@ module ibr_dpi_tb #(
     longint start = seg_pos, g = (longint'(len) + 7) / 8;
     if (own) start = (start + SegsL - 1) / SegsL * SegsL;
     else if (below(4) == 0) start += longint'(below(2 * Segs));
+    if (packlog) $display("SEGPLACE %0d %0d", len, start - seg_pos);
     while (start / SegsL == seg_sop_b || (start + g - 1) / SegsL == seg_eop_b) start = (start / SegsL + 1) * SegsL;
     if (start / SegsL <= seg_off_b) begin
       $display("ERROR segmented packing: packet %0d placed in beat %0d, already offered", made - 1, start / SegsL);
@@ -807,6 +813,9 @@ module ibr_dpi_tb #(
         if (in_valid_q && in_ready) begin
           idle = 0;
           seg_beats++;
+          if (packlog)
+            $display("SEGBEAT %0d %0d %0d %0d", in_sop_q, in_sop_q ? int'(in_sop_seg_q) : 0, in_eop_q,
+                     in_eop_q ? int'(in_empty_q) : 0);
           if (in_sop_q) entered++;
           if (seg_two_q) seg_shared++;
           if (in_eop_q) begin
