@@ -527,6 +527,8 @@
       tail_done = 1'b0;
       if (sg_open) begin
         if (out_sop_o && !out_eop_o) sg_rule("sop-while-open", "eop-first");
+        // Frames are 4k+2 bytes from a segment boundary: empty is 2 mod 4.
+        if (out_eop_o && int'(out_empty_o) % 4 != 2) sg_rule($sformatf("empty-%0d", out_empty_o), "2-mod-4");
         sg_take(0, last);
         if (out_eop_o || out_sop_o) begin
           sg_finish();
@@ -545,6 +547,7 @@
           if (tail_done && 8 * seg <= last) sg_rule($sformatf("sop-lane-%0d", 8 * seg), $sformatf("after-lane-%0d", last));
           if (out_eop_o && !tail_done) begin
             if (8 * seg > last) sg_rule("eop-before-sop", "a-whole-packet");
+            if (int'(out_empty_o) % 4 != 2) sg_rule($sformatf("empty-%0d", out_empty_o), "2-mod-4");
             sg_take(8 * seg, last);
             sg_finish();
           end else begin

@@ -690,9 +690,12 @@ module ibr_dpi_tb #(
     int last = out_eop ? BeatBytes - 1 - int'(out_empty) : BeatBytes - 1;
     int seg = int'(out_sop_seg);
     bit tail_done = 0;
+    // Frames are 4k+2 bytes from a segment boundary: empty is 2 mod 4.
+    bit bad_empty = out_eop && int'(out_empty) % 4 != 2;
     if (out_open) begin
       if (out_sop && !out_eop)
         seg_rule(2, $sformatf("a sop (segment %0d) while the packet is open, and no eop ends it", seg));
+      if (bad_empty) seg_rule(2, $sformatf("its eop's empty %0d is not 2 mod 4", out_empty));
       seg_take(0, last);
       if (out_eop || out_sop) begin
         seg_finish();
@@ -716,6 +719,7 @@ module ibr_dpi_tb #(
         if (out_eop && !tail_done) begin
           if (8 * seg > last)
             seg_rule(2, $sformatf("an eop (lane %0d) before the sop (lane %0d) with no packet open", last, 8 * seg));
+          if (bad_empty) seg_rule(2, $sformatf("its eop's empty %0d is not 2 mod 4", out_empty));
           seg_take(8 * seg, last);
           seg_finish();
         end else begin
