@@ -34,7 +34,9 @@ type scoreboardOptions struct {
 	RTL     string // a user's stage: its file list, with Top
 	Top     string
 	Width   int // beat width in bits (--width); 0 is verilog.DefaultWidth
-	Flags   rtlFlags
+	// Segmented: beats shared by two packets (--segmented; --width 256 or 512)
+	Segmented bool
+	Flags     rtlFlags
 }
 
 var scoreboardOpts = scoreboardOptions{Configs: "flags", Work: "out/scoreboard", Packets: dpi.DefaultRun.Packets, Seed: dpi.DefaultRun.Seed,
@@ -60,6 +62,13 @@ the testbench cuts each packet into beats of that width under the stage's
 beat rules (one packet per beat, the sop beat from lane 0, in_empty_i the
 unused bytes of the eop beat; docs/rtl.md), with gaps and stalls per beat;
 the packets and the comparison with the model are the same at every width.
+--segmented (with --width 256 or 512) builds the segmented stage (names
+ending _seg) and packs the packets into shared beats (docs/rtl.md, "Segmented
+beats": each packet at an 8-byte segment, a beat holding the end of one and
+the start of the next, densely but for random idle segments now and then;
+the first packet of a port, whose generator is loaded, at a beat of its
+own); the egress is reassembled by its sop, sop segment, eop and empty, every
+rule checked, and each packet must leave at the segment it entered at.
 
 It builds the C library (go build -buildmode=c-archive ./capi, so run it in a
 checkout, or give --lib), writes the RTL of the configurations (package
@@ -79,6 +88,7 @@ out_empty_o log2(width/8)), checked before the build.`,
 	Example: `  ibreservoir scoreboard
   ibreservoir scoreboard --configs mult0_ideal_c3,crc32_lfsr_lut_b16_c4 --packets 100000
   ibreservoir scoreboard --width 512 --packets 100000
+  ibreservoir scoreboard --width 512 --segmented --packets 100000
   ibreservoir scoreboard --hash siphash --generator lfsr-lut/b16 --id psn-slid --stall 25% --gap 10%`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
@@ -105,6 +115,7 @@ func init() {
 	fs.StringVar(&scoreboardOpts.Top, "top", "", "with --rtl, the stage's top module: the port contract of docs/rtl.md at the configuration the RTL flags (or one --configs name) choose")
 	bindRTLFlags(fs, &scoreboardOpts.Flags)
 	bindWidthFlag(fs, &scoreboardOpts.Width)
+	bindSegmentedFlag(fs, &scoreboardOpts.Segmented)
 	rootCmd.AddCommand(scoreboardCmd)
 }
 
@@ -122,6 +133,9 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if err := verilog.CheckWidth(o.Width); err != nil {
 		return fmt.Errorf("--width: %w", err)
 	}
+	if err := checkSegmented(o.Segmented, o.Width); err != nil {
+		return err
+	}
 	o.Flags.width = o.Width // the depths a stage takes depend on it
 	cfgs, err := pickConfigs(o.Configs, o.Flags, vectors.RTLMatrix())
 	if err != nil {
@@ -130,7 +144,7 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 	if len(cfgs) == 0 {
 		return fmt.Errorf("--configs %q chooses no configuration", o.Configs)
 	}
-	cfgs = withWidth(cfgs, o.Width)
+	cfgs = withBeats(cfgs, o.Width, o.Segmented)
 	if o.Lib != "" {
 		if err := checkLibrary(o.Lib); err != nil {
 			return err
@@ -159,11 +173,13 @@ func runScoreboard(ctx context.Context, w io.Writer, o scoreboardOptions) error 
 		}
 	} else {
 		// A build per beat width, so that runs at different widths reuse theirs.
-		dir := o.Work
-		if o.Width != verilog.DefaultWidth {
+		dir, beats := o.Work, fmt.Sprintf("%d-bit beats", o.Width)
+		if o.Segmented {
+			dir, beats = filepath.Join(o.Work, fmt.Sprintf("w%dseg", o.Width)), fmt.Sprintf("%d-bit segmented beats", o.Width)
+		} else if o.Width != verilog.DefaultWidth {
 			dir = filepath.Join(o.Work, fmt.Sprintf("w%d", o.Width))
 		}
-		fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s), %d-bit beats, in %s\n", len(cfgs), o.Width, dir)
+		fmt.Fprintf(w, "building the C library and the Verilator testbench of %d configuration(s), %s, in %s\n", len(cfgs), beats, dir)
 		if b, err = dpi.Build(ctx, dir, cfgs, o.Lib); err != nil {
 			return err
 		}

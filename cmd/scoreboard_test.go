@@ -30,6 +30,19 @@ func TestScoreboardCommand(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
+	// --segmented at 64 and 128 bits: refused as verilog and verify refuse
+	// it, naming the flag, before anything is built.
+	for _, w := range []int{64, 128} {
+		o := scoreboardOptions{Packets: 1, Chain: 1, Configs: "flags", Width: w, Segmented: true, Flags: defaultRTLFlags(),
+			Work: filepath.Join(t.TempDir(), "work")}
+		err := runScoreboard(context.Background(), &bytes.Buffer{}, o)
+		if want := checkSegmented(true, w); err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("scoreboard --width %d --segmented: %v, want %v", w, err, want)
+		}
+		if _, serr := os.Stat(o.Work); serr == nil {
+			t.Errorf("scoreboard --width %d --segmented: made %s", w, o.Work)
+		}
+	}
 	// The depths a stage takes follow --width: 16 only at wide beats.
 	deep := scoreboardOptions{Packets: 1, Chain: 1, Configs: "flags", Flags: defaultRTLFlags()}
 	deep.Flags.depth = 16

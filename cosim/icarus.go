@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,10 @@ import (
 
 //go:embed tb/example_tb_body.sv
 var exampleBody string
+
+// reSegmented is the example testbench's count, with segmented beats, of the
+// beats it drove and of those holding two packets.
+var reSegmented = regexp.MustCompile(`(?m)^SEGMENTED beats=(\d+) shared=(\d+)$`)
 
 // ExampleTB is the file name of the example testbench.
 const ExampleTB = "ibr_example_tb.sv"
@@ -47,7 +52,8 @@ func hexLayout() []string {
 // configuration c in plain SystemVerilog: it reads a stage.hex file of
 // `ibreservoir vectors` (+hex=FILE; streamed, so memory stays flat),
 // drives c's wrapper with every packet, cut into beats of c's width (its
-// DataW; the file's 64-bit words packed DataW/64 to a beat), loading the
+// DataW; the file's 64-bit words packed DataW/64 to a beat; with
+// c.Segmented, packed into shared beats by the segment rules), loading the
 // generator state where a vector says so, holds out_ready_i low at random
 // (+stall=N, +seed=N), and checks every output byte, status bit and
 // generator state. It runs in Icarus
@@ -73,6 +79,12 @@ func exampleOf(c verilog.Config, module string) ([]byte, error) {
 	b.WriteString("`default_nettype none\n\nmodule ibr_example_tb;\n")
 	fmt.Fprintf(&b, "  // The configuration's widths: the beat (DataW), the generator state, the hop field.\n")
 	fmt.Fprintf(&b, "  localparam int DataW = %d;\n  localparam int StateW = %d;\n  localparam int FieldW = %d;\n", c.DataW(), c.StateBits(), c.FieldBits())
+	seg := 0
+	if c.Segmented {
+		seg = 1
+	}
+	fmt.Fprintf(&b, "  // Segmented beats (docs/rtl.md, \"Segmented beats\"): packets share beats; the sop segment's width.\n")
+	fmt.Fprintf(&b, "  localparam bit Segmented = 1'b%d;\n  localparam int SegW = %d;\n", seg, c.SegBits())
 	fmt.Fprintf(&b, "  // The stage.hex format (docs/rtl.md): 64-bit words, its first line, its flags.\n")
 	fmt.Fprintf(&b, "  localparam int MaxStateBits = %d;\n  localparam int MaxPacket = %d;\n",
 		vectors.MaxStateBits, vectors.MaxPacket)
@@ -174,6 +186,9 @@ func runIcarus(ctx context.Context, dir string, c verilog.Config, module string,
 			err = fmt.Errorf("%w (exit: %v)", err, runErr)
 		}
 		return r, err
+	}
+	if c.Segmented && !reSegmented.MatchString(r.Output) {
+		return r, fmt.Errorf("cosim: icarus: %s is segmented, but the example testbench printed no SEGMENTED line: it did not pack shared beats", c.Name())
 	}
 	if r.Vectors != n && r.Mismatches == 0 {
 		r.Mismatches++

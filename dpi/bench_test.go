@@ -88,22 +88,30 @@ func verilatorRoot() string {
 // BenchmarkTestbench runs the whole Verilator testbench (random packets,
 // the RTL, the DPI scoreboard) on b.N packets of the default configuration,
 // with the command's default stalls and gaps, at 64-bit beats (w64) and at
-// 512 (w512: the same mix of packets cut into 512-bit beats), and reports the
-// packets checked per second of simulation, per CPU-second of it (every thread
-// of the process: the rate a core gives it when other work shares the
-// machine) and the clock cycles per packet.
+// 512 (w512: the same mix of packets cut into 512-bit beats, one packet a
+// beat; w512seg: packed into segmented beats), and reports the packets checked
+// per second of simulation, per CPU-second of it (every thread of the
+// process: the rate a core gives it when other work shares the machine), the
+// clock cycles per packet and the packets per cycle.
 func BenchmarkTestbench(b *testing.B) {
 	testtool.Need(b, "verilator", "go")
-	for _, w := range []int{64, 512} {
-		b.Run(fmt.Sprintf("w%d", w), func(b *testing.B) {
+	for _, v := range []struct {
+		w   int
+		seg bool
+	}{{64, false}, {512, false}, {512, true}} {
+		name := fmt.Sprintf("w%d", v.w)
+		if v.seg {
+			name += "seg"
+		}
+		b.Run(name, func(b *testing.B) {
 			var sb *Bench
-			if w == verilog.DefaultWidth {
+			if v.w == verilog.DefaultWidth {
 				sb = defaultBench(b)
 			} else {
 				c := verilog.DefaultConfig()
-				c.Width = w
+				c.Width, c.Segmented = v.w, v.seg
 				var err error
-				if sb, err = Build(context.Background(), workDir(fmt.Sprintf("default-w%d", w)), []verilog.Config{c}, library(b)); err != nil {
+				if sb, err = Build(context.Background(), workDir("default-"+name), []verilog.Config{c}, library(b)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -116,6 +124,7 @@ func BenchmarkTestbench(b *testing.B) {
 			b.ReportMetric(r.Rate(), "packets/s")
 			b.ReportMetric(r.CPURate(), "packets/cpu-s")
 			b.ReportMetric(float64(r.Cycles)/float64(r.Packets), "cycles/packet")
+			b.ReportMetric(r.PacketsPerCycle(), "packets/cycle")
 		})
 	}
 }

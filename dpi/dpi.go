@@ -162,23 +162,35 @@ func BuildRTL(ctx context.Context, dir string, u *cosim.UserRTL, lib string) (*B
 }
 
 // widthFlags set the testbench's beat width (its DataW parameter) to the
-// configurations' one width. Wide beats also turn off Verilator's
+// configurations' one width, and its Segmented parameter when they take
+// segmented beats (docs/rtl.md, "Segmented beats": the testbench then packs
+// packets into shared beats). Wide beats also turn off Verilator's
 // data-flow-graph pass, as package cosim's builds do: it splits the wide CRC
 // parities into bit-level temporaries, minutes of compiling at 512 bits.
 func widthFlags(cfgs []verilog.Config) ([]string, error) {
 	if len(cfgs) == 0 {
 		return nil, errors.New("dpi: no configurations")
 	}
-	w := cfgs[0].DataW()
+	w, seg := cfgs[0].DataW(), cfgs[0].Segmented
 	for _, c := range cfgs[1:] {
 		if c.DataW() != w {
 			return nil, fmt.Errorf("dpi: configurations of %d and %d-bit beats in one build; build each width apart", w, c.DataW())
+		}
+		if c.Segmented != seg {
+			return nil, fmt.Errorf("dpi: segmented and unsegmented configurations (%s, %s) in one build; the testbench packs beats one way: build each apart",
+				cfgs[0].Name(), c.Name())
 		}
 	}
 	if err := verilog.CheckWidth(w); err != nil {
 		return nil, fmt.Errorf("dpi: %w", err)
 	}
+	if seg && !verilog.Segmented(w) {
+		return nil, fmt.Errorf("dpi: %s: segmented beats at %d bits; they are 256 or 512 bits", cfgs[0].Name(), w)
+	}
 	f := []string{fmt.Sprintf("-GDataW=%d", w)}
+	if seg {
+		f = append(f, "-GSegmented=1")
+	}
 	if w != verilog.DefaultWidth {
 		f = append(f, "-fno-dfg")
 	}
@@ -245,7 +257,7 @@ type RunOptions struct {
 // A Mismatch is one difference the scoreboard found.
 type Mismatch struct {
 	Packet int    // the packet's index in the run
-	What   string // packet, status, state, extra, extra-status, deadlock
+	What   string // packet, status, state, extra, extra-status, deadlock; segmented: sop-seg, segment-rule
 	Report string // the testbench's report: the packet, the field diff, the command reproducing it
 }
 
@@ -266,6 +278,10 @@ type Result struct {
 	SimCPU     time.Duration // the CPU time the process spent in it (every thread's)
 	Wall       time.Duration
 	Model      string // the model's version and configuration, as the testbench printed them
+	// Beats and SharedBeats are, with segmented beats, the ingress beats and
+	// those holding two packets (the end of one and the start of the next);
+	// 0 one packet a beat.
+	Beats, SharedBeats int64
 	// Assertions counts the errors the RTL itself reported (cosim.IsRTLError):
 	// they fail the run like a mismatch but are not the comparison with the
 	// model. FirstAssertion is the first message.
@@ -287,6 +303,9 @@ func (e *Stopped) Error() string { return e.err.Error() }
 // Rate is the packets checked per second of simulation.
 func (r *Result) Rate() float64 { return float64(r.Packets) / r.SimTime.Seconds() }
 
+// PacketsPerCycle is the packets checked per clock cycle of the run.
+func (r *Result) PacketsPerCycle() float64 { return float64(r.Packets) / float64(r.Cycles) }
+
 // CPURate is the packets checked per CPU-second of simulation: the rate a
 // core gives the run when other work shares the machine.
 func (r *Result) CPURate() float64 { return float64(r.Packets) / r.SimCPU.Seconds() }
@@ -302,6 +321,7 @@ var CorruptKinds = []string{"vcrc", "icrc", "pktlen-longer", "pktlen-shorter", "
 var (
 	reCorrupt  = regexp.MustCompile(`^CORRUPT ((?:\S+=\d+ )*)stomped=(\d+)$`)
 	reMismatch = regexp.MustCompile(`^MISMATCH packet=(\d+) what=(\S+)`)
+	reSegment  = regexp.MustCompile(`^SEGMENTED beats=(\d+) shared=(\d+)$`)
 	reResult   = regexp.MustCompile(`^RESULT packets=(\d+) mismatches=(\d+) malformed=(\d+) cycles=(\d+)$`)
 	reSeconds  = regexp.MustCompile(`^SECONDS ([0-9.]+) CPU ([0-9.]+)$`)
 )
@@ -332,20 +352,8 @@ func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error)
 		return nil, err
 	}
 	c := b.Configs[sel]
-	repro := "ibreservoir stage"
-	if o.Repro != nil {
-		repro = o.Repro(c)
-	}
-	args := []string{
-		"+config_local=" + c.ModelConfig(header.LNHLocal, o.Seed).Settings(),
-		"+config_global=" + c.ModelConfig(header.LNHGlobal, o.Seed).Settings(),
-		"+name=" + c.Name(), "+repro=" + repro,
-		fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+packets=%d", o.Packets), fmt.Sprintf("+seed=%d", o.Seed),
-		fmt.Sprintf("+chain=%d", o.Chain), fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap),
-		fmt.Sprintf("+maxfail=%d", o.MaxFail), cosim.ErrorLimit,
-	}
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, b.Binary, args...)
+	cmd := exec.CommandContext(ctx, b.Binary, b.args(sel, o)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
@@ -357,10 +365,30 @@ func (b *Bench) Run(ctx context.Context, sel int, o RunOptions) (*Result, error)
 		return nil, fmt.Errorf("dpi: %s: %w", c.Name(), err)
 	}
 	r.Config, r.Wall = c, time.Since(t0)
+	if c.Segmented && r.Beats == 0 {
+		return r, fmt.Errorf("dpi: %s: the testbench counted no segmented beats (a build without its Segmented parameter?)", c.Name())
+	}
 	if r.Packets != o.Packets && r.Mismatches == 0 {
 		return r, fmt.Errorf("dpi: %s: %d packets checked of %d", c.Name(), r.Packets, o.Packets)
 	}
 	return r, nil
+}
+
+// args are the testbench's plusargs of a run of configuration sel.
+func (b *Bench) args(sel int, o RunOptions) []string {
+	c := b.Configs[sel]
+	repro := "ibreservoir stage"
+	if o.Repro != nil {
+		repro = o.Repro(c)
+	}
+	return []string{
+		"+config_local=" + c.ModelConfig(header.LNHLocal, o.Seed).Settings(),
+		"+config_global=" + c.ModelConfig(header.LNHGlobal, o.Seed).Settings(),
+		"+name=" + c.Name(), "+repro=" + repro,
+		fmt.Sprintf("+sel=%d", sel), fmt.Sprintf("+packets=%d", o.Packets), fmt.Sprintf("+seed=%d", o.Seed),
+		fmt.Sprintf("+chain=%d", o.Chain), fmt.Sprintf("+stall=%d", o.Stall), fmt.Sprintf("+gap=%d", o.Gap),
+		fmt.Sprintf("+maxfail=%d", o.MaxFail), cosim.ErrorLimit,
+	}
 }
 
 // parse reads the testbench's output.
@@ -387,6 +415,11 @@ func parse(out []byte) (*Result, error) {
 			r.Malformed, _ = strconv.Atoi(m[3])
 			r.Cycles, _ = strconv.ParseInt(m[4], 10, 64)
 			done = true
+			continue
+		}
+		if m := reSegment.FindStringSubmatch(line); m != nil {
+			r.Beats, _ = strconv.ParseInt(m[1], 10, 64)
+			r.SharedBeats, _ = strconv.ParseInt(m[2], 10, 64)
 			continue
 		}
 		if m := reCorrupt.FindStringSubmatch(line); m != nil {
@@ -469,6 +502,10 @@ func (r *Result) Print(w io.Writer) {
 		kinds[i] = fmt.Sprintf("%s %d", k, r.Corrupt[k])
 	}
 	fmt.Fprintf(w, "%-36s %8d corrupt: %s; %d stomped\n", "", r.CorruptTotal(), strings.Join(kinds, ", "), r.Stomped)
+	if r.Config.Segmented {
+		fmt.Fprintf(w, "%-36s %8d segmented beats, %d holding two packets; %d cycles, %.3f packets a cycle\n", "", r.Beats, r.SharedBeats,
+			r.Cycles, r.PacketsPerCycle())
+	}
 	for _, m := range r.First {
 		fmt.Fprintln(w, m.Report)
 	}

@@ -13,7 +13,11 @@
 // through the DUT as beats of DataW bits under the stage's beat rules
 // (docs/rtl.md, "Beat width": one packet per beat, the sop beat from lane 0,
 // byte k of a beat in bits DataW-1-8k -: 8, in_empty_i the unused bytes of
-// the eop beat) with random input gaps before any beat (inside packets too),
+// the eop beat; with Segmented, the rules of "Segmented beats": each packet
+// at an 8-byte segment, a beat holding the end of one packet and the start
+// of the next, packed densely but for random idle segments now and then and
+// a chain's first packet, which starts a beat of its own; idle lanes random)
+// with random input gaps before any beat (inside packets too),
 // random egress stalls on any beat, and cong_i random on every cycle but the
 // sop beat's, and checks every output
 // packet, every per-packet status and the generator state after every draw
@@ -41,17 +45,31 @@
 //   +maxfail=N      mismatches reported in full (default 5; all are counted)
 //   +repro=S        the command prefix that reruns one packet through the
 //                   model (ibreservoir stage and the RTL flags)
+//   +packlog=1      Segmented: print each packet's placement and each ingress
+//                   beat's structure (SEGPLACE len idle, SEGBEAT sop seg eop
+//                   empty), to hold the packing to verilog.PackSegments
 //
 // Output lines (parsed by package dpi):
 //   MISMATCH packet=I what=W   then indented lines: the packet, the field diff
-//                              and the command that reproduces it as a vector
+//                              and the command that reproduces it as a vector.
+//                              W: packet, status, state, extra, extra-status,
+//                              deadlock; with Segmented also sop-seg (the
+//                              packet left at another sop segment than it
+//                              entered at) and segment-rule (an egress beat
+//                              breaking a rule of "Segmented beats")
 //   CORRUPT vcrc=A icrc=B pktlen-longer=C pktlen-shorter=D oversize=E stomped=S
 //                              the corrupt packets made, by kind, and how many
 //                              the model stomped (all but the icrc ones)
+//   SEGMENTED beats=B shared=S  (Segmented) ingress beats, and those holding
+//                              two packets
 //   RESULT packets=N mismatches=M malformed=K cycles=C
 module ibr_dpi_tb #(
   // Beat width in bits, the DUT's (64, 128, 256 or 512).
-  parameter int DataW = 64
+  parameter int DataW = 64,
+  // Segmented beats (256 and 512 bits only; the DUT's Segmented, set by the
+  // build as DataW is): packets packed into shared beats (docs/rtl.md,
+  // "Segmented beats"). 0: one packet a beat.
+  parameter int Segmented = 0
 ) (
   input bit clk_i,
   input bit rst_ni
@@ -61,6 +79,9 @@ module ibr_dpi_tb #(
   localparam int BeatBytes = DataW / 8;
   localparam int EmptyW = $clog2(BeatBytes);  // in_empty_i and out_empty_o
   localparam int SegW = DataW > 128 ? $clog2(DataW / 64) : 1;  // in_sop_seg_i and out_sop_seg_o
+  localparam bit SegOn = Segmented != 0;
+  localparam int Segs = BeatBytes / 8;  // 8-byte segments a beat (Segmented)
+  localparam longint SegsL = longint'(Segs);  // the same, for stream positions
   typedef bit [DataW-1:0] beat_t;
 
   // Random payloads (bytes after the BTH before the pad) of a realistic mix:
@@ -90,12 +111,15 @@ module ibr_dpi_tb #(
   // buffer, their statuses a cycle behind.
   localparam int RingSize = 32;
   localparam int MaxBeats = (MaxBytes + BeatBytes - 1) / BeatBytes;  // beats of the longest packet
+  // Beats of the longest packet from its segment (Segmented: one more).
+  localparam int MaxSegBeats = MaxBeats + (SegOn ? 1 : 0);
   typedef bit [$clog2(RingSize)-1:0] slot_t;  // a packet's place in the ring (RingSize a power of 2)
 
   // ---- run parameters and the model
   string cfg_local, cfg_global, repro, name;
   bit [7:0] sel;
   int unsigned packets, chain_len, stall_pct, gap_pct, max_fail;
+  bit packlog;
   longint unsigned rs;  // xorshift64* state of the stimulus
   chandle models[2];    // for local and global packets
   int state_bits, sender_l, max_switch, max_port;
@@ -118,6 +142,7 @@ module ibr_dpi_tb #(
     stall_pct = arg("stall", 10);
     gap_pct = arg("gap", 5);
     max_fail = arg("maxfail", 5);
+    packlog = arg("packlog", 0) != 0;
     rs = 64'h9E3779B97F4A7C15 ^ 64'(arg("seed", 1));
     foreach (models[k]) begin
       st = ibr_dpi_model_new(k == 0 ? cfg_local : cfg_global, models[k]);
@@ -130,6 +155,10 @@ module ibr_dpi_tb #(
     if (st != IbrOk || scheme != IbrSchemeOneReservoir || lnh != 2 || chain_len == 0) begin
       $display("ERROR the RTL stage is the one-reservoir scheme on local and global packets (%0d: %s)", st,
                ibr_dpi_error(models[0]));
+      $finish;
+    end
+    if (SegOn && DataW != 256 && DataW != 512) begin
+      $display("ERROR segmented beats at %0d bits: they are 256 or 512 bits", DataW);
       $finish;
     end
     $display("MODEL %s %s (state %0d bits, count %0d bits, sender draws %0d, digest %s)", ibr_dpi_version(),
@@ -159,6 +188,7 @@ module ibr_dpi_tb #(
   logic [255:0] gen_state_q;
   logic [DataW-1:0] in_data_q;
   logic [EmptyW-1:0] in_empty_q;
+  logic [SegW-1:0] in_sop_seg_q;  // 0 but Segmented
   logic in_ready, out_valid, out_sop, out_eop, stat_valid, stat_replace, stat_saturated, stat_cong, stat_hash;
   logic stat_malformed;
   logic [SegW-1:0] out_sop_seg;  // one packet a beat: every packet starts at segment 0
@@ -172,7 +202,7 @@ module ibr_dpi_tb #(
     .cfg_we_i(cfg_we_q), .cfg_switch_i(cfg_switch_q), .cfg_port_i(cfg_port_q), .cong_i(cong_q),
     .gen_load_i(gen_load_q), .gen_state_i(gen_state_q), .gen_state_o(gen_state),
     .in_valid_i(in_valid_q), .in_ready_o(in_ready), .in_data_i(in_data_q), .in_sop_i(in_sop_q),
-    .in_eop_i(in_eop_q), .in_empty_i(in_empty_q), .in_sop_seg_i('0),
+    .in_eop_i(in_eop_q), .in_empty_i(in_empty_q), .in_sop_seg_i(in_sop_seg_q),
     .out_valid_o(out_valid), .out_ready_i(out_ready_q), .out_data_o(out_data), .out_sop_o(out_sop),
     .out_eop_o(out_eop), .out_empty_o(out_empty), .out_sop_seg_o(out_sop_seg),
     .stat_valid_o(stat_valid), .stat_replace_o(stat_replace), .stat_saturated_o(stat_saturated),
@@ -212,6 +242,7 @@ module ibr_dpi_tb #(
   int unsigned mismatches, malformed, stomped;
   int unsigned made_kind[NumKinds];  // packets made of each kind
   longint unsigned cycles, idle;
+  longint unsigned seg_beats, seg_shared;  // Segmented: ingress beats taken; those holding two packets
 
   // ---- the packet being driven (in_mem[cur_slot]), and the one leaving
   slot_t cur_slot;
@@ -223,6 +254,7 @@ module ibr_dpi_tb #(
   int unsigned chain_left;
   beat_t got_mem[MaxBeats];  // the beats of the packet leaving, for a report
   int got_beats;
+  bit held;  // Segmented: the beat offered last cycle was not taken
   bit got_differs;  // a beat of the packet leaving differs from the model's (or comes past its end)
   bit [4:0] got_stat;
 
@@ -278,6 +310,7 @@ module ibr_dpi_tb #(
 
   // result prints the CORRUPT and RESULT lines.
   function void result();
+    if (SegOn) $display("SEGMENTED beats=%0d shared=%0d", seg_beats, seg_shared);
     $display("CORRUPT vcrc=%0d icrc=%0d pktlen-longer=%0d pktlen-shorter=%0d oversize=%0d stomped=%0d",
              made_kind[KindVcrc], made_kind[KindIcrc], made_kind[KindLonger], made_kind[KindShorter],
              made_kind[KindOversize], stomped);
@@ -488,17 +521,254 @@ module ibr_dpi_tb #(
     end
   endfunction
 
+
+  // ---- segmented beats (Segmented; docs/rtl.md, "Segmented beats")
+  // The ingress packs the packets as verilog.PackSegments does: each at the
+  // first legal segment (its sop beat holding no other sop, its eop beat no
+  // other eop) at or after the segment after the previous packet's last, one
+  // in four after 0 to 2*Segs-1 idle segments more (from the seed); the first
+  // packet of a chain, whose generator is loaded between packets, at a beat
+  // of its own. Positions count segments and beats from the stream's start;
+  // the beats that would hold no byte are gaps. Idle lanes carry random
+  // bytes. The egress is reassembled by its sop, sop segment, eop and empty,
+  // every rule checked.
+  longint seg_pos;               // the segment after the last placed packet's last
+  longint seg_sop_b, seg_eop_b;  // the beats of its sop and its eop (-1: none yet)
+  slot_t pl_slot[2];             // the placed packets not wholly taken, oldest first
+  longint pl_start[2];           // their first segments
+  int pl_n;
+  longint seg_min_b;             // the earliest beat to offer next: one past the last taken
+  longint seg_off_b;             // the beat offered in in_*_q (-1: none yet)
+  bit seg_cong_q;                // the congested bit of the head of the beat offered
+  bit seg_two_q;                 // the beat offered holds two packets
+  bit [SegW-1:0] in_seg[RingSize];  // each packet's sop segment at the ingress
+  int unsigned entered;          // packets whose sop beat the DUT took
+  // The egress: a packet open, the beats of the packet leaving as they left,
+  // its bytes so far, its sop segment, and a broken rule (0 none, 1 the sop
+  // segment not the one it entered at, 2 a rule of the stream) with its note.
+  bit out_open;
+  beat_t seg_got[MaxSegBeats];
+  int got_len, got_rule;
+  bit [SegW-1:0] got_seg;
+  string got_note;
+
+  // lane_mask has lanes lo..hi (bits DataW-1-8*lane -: 8) set; none when hi < lo.
+  function automatic beat_t lane_mask(int lo, int hi);
+    beat_t ones = '1;
+    if (hi < lo) return '0;
+    return (ones >> (8 * lo)) & (hi + 1 >= BeatBytes ? '1 : ~(ones >> (8 * (hi + 1))));
+  endfunction
+
+  // seg_shift is beat j of a packet placed at segment s, from its beats j-1
+  // (prev) and j as they are kept, from lane 0: byte k moves to lane 8s+k.
+  function automatic beat_t seg_shift(beat_t prev, beat_t cur, int s);
+    if (s == 0) return cur;
+    return (prev << (DataW - 64 * s)) | (cur >> (64 * s));
+  endfunction
+
+  // in_at and exp_at are beat j of the packet in slot sl as it enters and as
+  // the model expects it out, from lane 0 (zero outside its beats).
+  function automatic beat_t in_at(slot_t sl, int j);
+    return j >= 0 && j < beats_of(exp_len[sl]) ? in_mem[sl][j] : '0;
+  endfunction
+  function automatic beat_t exp_at(slot_t sl, int j);
+    return j >= 0 && j < beats_of(exp_len[sl]) ? exp_mem[sl][j] : '0;
+  endfunction
+
+  // seg_place places a packet of len bytes (slot sl) in the stream and
+  // returns its first segment: at a beat of its own when own (a chain's
+  // first), else after the idle segments drawn.
+  function automatic longint seg_place(slot_t sl, int len, bit own);
+    longint start = seg_pos, g = (longint'(len) + 7) / 8;
+    if (own) start = (start + SegsL - 1) / SegsL * SegsL;
+    else if (below(4) == 0) start += longint'(below(2 * Segs));
+    if (packlog) $display("SEGPLACE %0d %0d", len, start - seg_pos);
+    while (start / SegsL == seg_sop_b || (start + g - 1) / SegsL == seg_eop_b) start = (start / SegsL + 1) * SegsL;
+    if (start / SegsL <= seg_off_b) begin
+      $display("ERROR segmented packing: packet %0d placed in beat %0d, already offered", made - 1, start / SegsL);
+      $finish;
+    end
+    seg_sop_b = start / SegsL;
+    seg_eop_b = (start + g - 1) / SegsL;
+    seg_pos = start + g;
+    in_seg[sl] = SegW'(start % SegsL);
+    return start;
+  endfunction
+
+  // seg_offer sets the DUT's inputs to the next beat of the stream: the
+  // bytes of the placed packets it holds (the tail of the oldest, the head of
+  // the next), random idle bytes in the other lanes, the flags, sop segment
+  // and empty of the rules, and the head's port and congested bit with its
+  // sop.
+  task automatic seg_offer();
+    longint b = pl_start[0] / SegsL > seg_min_b ? pl_start[0] / SegsL : seg_min_b;
+    longint f, l;
+    beat_t d, m;
+    bit sop = 0, eop = 0;
+    seg_two_q = 0;
+    for (int i = 0; i < DataW / 64; i++) d[64*i+:64] = rnd();
+    for (int p = 0; p < pl_n; p++) begin
+      // The packet's first and last byte as lanes of beat b.
+      f = 8 * pl_start[p] - longint'(BeatBytes) * b;
+      l = f + longint'(exp_len[pl_slot[p]]) - 1;
+      if (f < longint'(BeatBytes) && l >= 0) begin
+        m = lane_mask(f < 0 ? 0 : int'(f), l >= longint'(BeatBytes) ? BeatBytes - 1 : int'(l));
+        d = (d & ~m) | (m & seg_shift(in_at(pl_slot[p], int'(b - pl_start[p] / SegsL) - 1),
+                                      in_at(pl_slot[p], int'(b - pl_start[p] / SegsL)), int'(pl_start[p] % SegsL)));
+        if (f >= 0) begin
+          sop = 1;
+          seg_two_q = p == 1;
+          in_sop_seg_q <= SegW'(f / 8);
+          cfg_we_q <= 1'b1;
+          cfg_switch_q <= chain_switch;
+          cfg_port_q <= chain_port;
+          seg_cong_q <= exp_stat[pl_slot[p]][2];
+          cong_q <= exp_stat[pl_slot[p]][2];
+        end
+        if (l < longint'(BeatBytes)) begin
+          eop = 1;
+          in_empty_q <= EmptyW'(longint'(BeatBytes) - 1 - l);
+        end
+      end
+    end
+    in_valid_q <= 1'b1;
+    in_data_q <= d;
+    in_sop_q <= sop;
+    in_eop_q <= eop;
+    seg_off_b = b;
+  endtask
+
+  // seg_rule notes a broken rule of the packet leaving (the worse kind kept).
+  function void seg_rule(int kind, string note);
+    if (kind > got_rule) got_rule = kind;
+    got_note = {got_note, "  ", note, "\n"};
+  endfunction
+
+  // seg_take takes lanes lo..hi of the egress beat into the packet leaving,
+  // against the model's bytes placed at the segment it entered at.
+  function automatic void seg_take(int lo, int hi);
+    slot_t sl = slot_t'(out_head % RingSize);
+    beat_t m = lane_mask(lo, hi);
+    if (((out_data ^ seg_shift(exp_at(sl, got_beats - 1), exp_at(sl, got_beats), int'(in_seg[sl]))) & m) != '0)
+      got_differs = 1;
+    if (got_beats < MaxSegBeats) seg_got[got_beats] = out_data;
+    got_beats++;
+    if (hi >= lo) got_len += hi - lo + 1;
+  endfunction
+
+  // seg_detail is a report's detail of the packet leaving, its len bytes
+  // in beats g from its sop segment s (it entered at in_s), with the notes of
+  // the rules it broke: its bytes against the model's.
+  function automatic string seg_detail(chandle model, input beat_t g[MaxSegBeats], int s, int in_s, string note, int len,
+                                       input beat_t want[MaxBeats], int want_len);
+    /*verilator no_inline_task*/
+    beat_t al[MaxBeats];  // g from lane 0
+    for (int i = 0; i < MaxBeats; i++)
+      al[i] = s == 0 ? g[i] : (g[i] << (64 * s)) | (i + 1 < MaxSegBeats ? g[i+1] >> (DataW - 64 * s) : '0);
+    return {$sformatf("  sop segment: left at %0d, entered at %0d\n", s, in_s), note,
+            packet_detail(model, al, len, want, want_len)};
+  endfunction
+
+  // seg_finish checks the packet leaving, now whole, and moves on. A
+  // mismatch past the first max_fail is counted without building its report
+  // (a long packet's hex and diff are most of a failing run's time).
+  function automatic void seg_finish();
+    slot_t sl = slot_t'(out_head % RingSize);
+    if ((got_rule != 0 || got_differs || got_len != exp_len[sl]) && mismatches >= max_fail)
+      mismatches++;
+    else if (got_rule != 0 || got_differs || got_len != exp_len[sl])
+      fail(report(ring[sl], in_mem[sl], out_head, got_rule == 2 ? "segment-rule" : got_rule == 1 ? "sop-seg" : "packet",
+                  seg_detail(models[0], seg_got, int'(got_seg), int'(in_seg[sl]), got_note, got_len, exp_mem[sl], exp_len[sl]),
+                  name, repro, state_bits));
+    out_head++;
+    out_open = 0;
+  endfunction
+
+  // seg_egress reassembles an egress beat by the rules: the open packet's
+  // bytes to the eop's last lane, then the head's from its sop segment.
+  function automatic void seg_egress();
+    int last = out_eop ? BeatBytes - 1 - int'(out_empty) : BeatBytes - 1;
+    int seg = int'(out_sop_seg);
+    bit tail_done = 0;
+    // Frames are 4k+2 bytes from a segment boundary: empty is 2 mod 4.
+    bit bad_empty = out_eop && int'(out_empty) % 4 != 2;
+    if (out_open) begin
+      if (out_sop && !out_eop)
+        seg_rule(2, $sformatf("a sop (segment %0d) while the packet is open, and no eop ends it", seg));
+      if (bad_empty) seg_rule(2, $sformatf("its eop's empty %0d is not 2 mod 4", out_empty));
+      seg_take(0, last);
+      if (out_eop || out_sop) begin
+        seg_finish();
+        tail_done = 1;
+      end
+    end
+    if (out_sop) begin
+      if (out_head == entered) begin
+        fail(report(blank, in_mem[made%RingSize], out_head, "extra",
+                    $sformatf("  a sop beat %h with no packet in flight\n", out_data), name, repro, state_bits));
+      end else begin
+        got_beats = 0;
+        got_len = 0;
+        got_seg = out_sop_seg;
+        got_differs = 0;
+        got_rule = 0;
+        got_note = "";
+        if (out_sop_seg != in_seg[out_head%RingSize]) seg_rule(1, "left at another segment than it entered at");
+        if (tail_done && 8 * seg <= last)
+          seg_rule(2, $sformatf("its sop (lane %0d) is not after the ending packet's last byte (lane %0d)", 8 * seg, last));
+        if (out_eop && !tail_done) begin
+          if (8 * seg > last)
+            seg_rule(2, $sformatf("an eop (lane %0d) before the sop (lane %0d) with no packet open", last, 8 * seg));
+          if (bad_empty) seg_rule(2, $sformatf("its eop's empty %0d is not 2 mod 4", out_empty));
+          seg_take(8 * seg, last);
+          seg_finish();
+        end else begin
+          seg_take(8 * seg, BeatBytes - 1);
+          out_open = 1;
+        end
+      end
+    end else if (!tail_done && !out_open) begin
+      fail(report(blank, in_mem[made%RingSize], out_head, "extra",
+                  $sformatf("  a beat %h with no sop and no packet open\n", out_data), name, repro, state_bits));
+    end
+  endfunction
+
+  // chain_start starts a chain (a random port) when none is left, and loads
+  // its generator with the state the configuration's seed gives the port.
+  task automatic chain_start();
+    if (chain_left == 0) begin
+      chain_switch = 16'(below(max_switch + 1));
+      chain_port = 8'(1 + below(max_port));
+      chain_left = chain_len;
+      if (ibr_dpi_port_state(models[0], chain_switch, chain_port, model_state, StateBits) != IbrOk) begin
+        $display("ERROR port state: %s", ibr_dpi_error(models[0]));
+        $finish;
+      end
+    end
+    if (state_bits > 0) begin
+      gen_load_q <= 1'b1;
+      gen_state_q <= model_state;
+    end
+    loaded = 1;
+  endtask
+
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       blank = '0;
       sel_q <= sel;
       {cfg_we_q, cong_q, gen_load_q, in_valid_q, in_sop_q, in_eop_q, out_ready_q} <= '0;
+      in_sop_seg_q <= '0;
       chain_left = 0;
+      {seg_pos, seg_min_b, pl_n} = '0;
+      {seg_sop_b, seg_eop_b, seg_off_b} = {3{-64'sd1}};
     end else begin
       cycles++;
       idle++;
       // The egress: beats and statuses the DUT gave at this edge.
-      if (out_valid && out_ready_q) begin
+      if (out_valid && out_ready_q && SegOn) begin
+        idle = 0;
+        seg_egress();
+      end else if (out_valid && out_ready_q) begin
         idle = 0;
         if (out_head == made) begin
           fail(report(blank, in_mem[made%RingSize], made, "extra",
@@ -526,7 +796,7 @@ module ibr_dpi_tb #(
         end
       end
       if (stat_valid) begin
-        if (stat_head == made) begin
+        if (stat_head == (SegOn ? entered : made)) begin
           fail(report(blank, in_mem[made%RingSize], made, "extra-status", "  a status with no packet in flight\n", name,
                       repro, state_bits));
         end else begin
@@ -543,53 +813,84 @@ module ibr_dpi_tb #(
       end
 
       // The ingress: a beat accepted at this edge; then the next cycle's inputs.
-      if (in_valid_q && in_ready) begin
-        idle = 0;
-        beat++;
-        if (beat == cur_beats) have = 0;
-      end
-      {cfg_we_q, gen_load_q, in_valid_q} <= '0;
-      if (!have && made < packets && stat_head == made && (chain_left == 0 || !loaded)) begin
-        // A new chain: a port, its generator loaded between packets.
-        if (chain_left == 0) begin
-          chain_switch = 16'(below(max_switch + 1));
-          chain_port = 8'(1 + below(max_port));
-          chain_left = chain_len;
-          if (ibr_dpi_port_state(models[0], chain_switch, chain_port, model_state, StateBits) != IbrOk) begin
-            $display("ERROR port state: %s", ibr_dpi_error(models[0]));
-            $finish;
+      if (SegOn) begin
+        if (in_valid_q && in_ready) begin
+          idle = 0;
+          seg_beats++;
+          if (packlog)
+            $display("SEGBEAT %0d %0d %0d %0d", in_sop_q, in_sop_q ? int'(in_sop_seg_q) : 0, in_eop_q,
+                     in_eop_q ? int'(in_empty_q) : 0);
+          if (in_sop_q) entered++;
+          if (seg_two_q) seg_shared++;
+          if (in_eop_q) begin
+            pl_slot[0] = pl_slot[1];
+            pl_start[0] = pl_start[1];
+            pl_n--;
+          end
+          seg_min_b = seg_off_b + 1;
+        end
+        held = in_valid_q && !in_ready;
+        {cfg_we_q, gen_load_q, in_valid_q} <= '0;
+        if (pl_n == 0 && made < packets && stat_head == made && (chain_left == 0 || !loaded)) begin
+          chain_start();
+        end else begin
+          // Two packets placed ahead, so that a beat holding one's eop holds
+          // the next's sop where the rules allow; a chain's packets only.
+          while (pl_n < 2 && made < packets && loaded && chain_left > 0) begin
+            next_packet();
+            pl_slot[pl_n] = cur_slot;
+            pl_start[pl_n] = seg_place(cur_slot, exp_len[cur_slot], chain_left == chain_len);
+            pl_n++;
+            chain_left--;
+            if (chain_left == 0) loaded = 0;
           end
         end
-        if (state_bits > 0) begin
-          gen_load_q <= 1'b1;
-          gen_state_q <= model_state;
+        cong_q <= below(2) == 1;  // anything off the sop beat
+        if (held) begin
+          // The beat offered and not taken, offered again as it was.
+          in_valid_q <= 1'b1;
+          if (in_sop_q) begin
+            cfg_we_q <= 1'b1;
+            cong_q <= seg_cong_q;
+          end
+        end else if (pl_n > 0 && below(100) >= gap_pct) begin
+          seg_offer();
         end
-        loaded = 1;
-      end else if (!have && made < packets && loaded && chain_left > 0 && below(100) >= gap_pct) begin
-        next_packet();
-        chain_left--;
-        if (chain_left == 0) loaded = 0;
-        have = 1;
-        beat = 0;
-      end
-      // cong_i: anything off the sop beat (set again below with a sop beat).
-      cong_q <= below(2) == 1;
-      if (have && beat > 0 && !(in_valid_q && !in_ready) && below(100) < gap_pct) begin
-        // An idle cycle inside the packet (before its first beat: above), never
-        // while a beat offered is still waiting to be taken.
-      end else if (have) begin
-        // Byte 0 of the packet leaves first, in bits DataW-1..DataW-8 (zero
-        // past the packet's end); in_empty_i the unused bytes of the eop beat.
-        in_valid_q <= 1'b1;
-        in_data_q <= in_mem[cur_slot][beat];
-        in_sop_q <= beat == 0;
-        in_eop_q <= beat == cur_beats - 1;
-        in_empty_q <= EmptyW'(BeatBytes * cur_beats - exp_len[(made-1)%RingSize]);
-        if (beat == 0) begin
-          cfg_we_q <= 1'b1;
-          cfg_switch_q <= chain_switch;
-          cfg_port_q <= chain_port;
-          cong_q <= exp_stat[(made-1)%RingSize][2];
+      end else begin
+        if (in_valid_q && in_ready) begin
+          idle = 0;
+          beat++;
+          if (beat == cur_beats) have = 0;
+        end
+        {cfg_we_q, gen_load_q, in_valid_q} <= '0;
+        if (!have && made < packets && stat_head == made && (chain_left == 0 || !loaded)) begin
+          chain_start();  // a new chain: a port, its generator loaded between packets
+        end else if (!have && made < packets && loaded && chain_left > 0 && below(100) >= gap_pct) begin
+          next_packet();
+          chain_left--;
+          if (chain_left == 0) loaded = 0;
+          have = 1;
+          beat = 0;
+        end
+        // cong_i: anything off the sop beat (set again below with a sop beat).
+        cong_q <= below(2) == 1;
+        if (have && beat > 0 && !(in_valid_q && !in_ready) && below(100) < gap_pct) begin
+          // An idle cycle inside the packet (before its first beat: above), never
+          // while a beat offered is still waiting to be taken.
+        end else if (have) begin
+          // Byte 0 of the packet leaves first, in bits DataW-1..DataW-8 (zero
+          // past the packet's end); in_empty_i the unused bytes of the eop beat.
+          in_valid_q <= 1'b1;
+          in_data_q <= in_mem[cur_slot][beat];
+          in_sop_q <= beat == 0;
+          in_eop_q <= beat == cur_beats - 1;
+          in_empty_q <= EmptyW'(BeatBytes * cur_beats - exp_len[(made-1)%RingSize]);
+          if (beat == 0) begin
+            cfg_we_q <= 1'b1;
+            cfg_switch_q <= chain_switch;
+            cfg_port_q <= chain_port;
+            cong_q <= exp_stat[(made-1)%RingSize][2];
+          end
         end
       end
       out_ready_q <= stall_pct == 0 || below(100) >= stall_pct;

@@ -104,6 +104,8 @@ var docTable = map[string]docEntry{
 		Why: "the same two configurations, fewer packets", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . scoreboard --width 512 --packets 20000": {
 		Why: "as written: one 512-bit build of the default configuration", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
+	"go run . scoreboard --width 512 --segmented --packets 20000": {
+		Why: "as written: one 512-bit build of the default configuration's segmented stage", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . scoreboard --configs all --packets 20000": {Run: "go run . scoreboard --configs mult0_ideal_c3,siphash_sender_l3 --packets 2000",
 		Why: "the build of all 99 configurations takes minutes; two of them", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/repro/stage/replay_mult0_ideal_c3/stage.bin": {
