@@ -92,24 +92,7 @@ func TestPlantedSegmented(t *testing.T) {
 	c := verilog.DefaultConfig()
 	c.Width, c.Segmented = 512, true
 	for i, p := range segPlants {
-		files, err := Sources([]verilog.Config{c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if files, err = verilog.Patch(files, p.file, p.old, p.bug); err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		b, err := BuildSources(context.Background(), workDir(fmt.Sprintf("planted-seg-%d", i)), files, []verilog.Config{c}, library(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := b.Run(context.Background(), 0, RunOptions{Packets: 1000, Seed: 5, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5, Repro: repro})
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		var out bytes.Buffer
-		r.Print(&out)
-		t.Logf("%s:\n%s", p.name, firstLines(out.String(), 16))
+		r := runPlanted(t, c, fmt.Sprintf("planted-seg-%d", i), p.name, p.file, p.old, p.bug, 16)
 		if r.Mismatches == 0 {
 			t.Errorf("%s: %d mismatches (%d RTL assertion errors): the scoreboard missed it", p.name, r.Mismatches, r.Assertions)
 		}

@@ -80,24 +80,7 @@ func TestPlantedWide(t *testing.T) {
 	c := verilog.DefaultConfig()
 	c.Width = 512
 	for i, p := range widePlants {
-		files, err := Sources([]verilog.Config{c})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if files, err = verilog.Patch(files, "ibr_switch_stage.sv", p.old, p.bug); err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		b, err := BuildSources(context.Background(), workDir(fmt.Sprintf("planted-wide-%d", i)), files, []verilog.Config{c}, library(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := b.Run(context.Background(), 0, RunOptions{Packets: 1000, Seed: 5, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5, Repro: repro})
-		if err != nil {
-			t.Fatalf("%s: %v", p.name, err)
-		}
-		var out bytes.Buffer
-		r.Print(&out)
-		t.Logf("%s:\n%s", p.name, firstLines(out.String(), 12))
+		r := runPlanted(t, c, fmt.Sprintf("planted-wide-%d", i), p.name, "ibr_switch_stage.sv", p.old, p.bug, 12)
 		if r.Mismatches == 0 {
 			t.Errorf("%s: %d mismatches (%d RTL assertion errors): the comparison with the model missed it", p.name, r.Mismatches, r.Assertions)
 		}
@@ -107,4 +90,30 @@ func TestPlantedWide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runPlanted builds configuration c with one line of file changed (old to
+// bug) in work directory dir and runs the scoreboard on it: 1,000 packets
+// under stalls and gaps, the first lines of its report logged.
+func runPlanted(t *testing.T, c verilog.Config, dir, name, file, old, bug string, lines int) *Result {
+	t.Helper()
+	files, err := Sources([]verilog.Config{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files, err = verilog.Patch(files, file, old, bug); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := BuildSources(context.Background(), workDir(dir), files, []verilog.Config{c}, library(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Run(context.Background(), 0, RunOptions{Packets: 1000, Seed: 5, Chain: 64, Stall: 10, Gap: 5, MaxFail: 5, Repro: repro})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var out bytes.Buffer
+	r.Print(&out)
+	t.Logf("%s:\n%s", name, firstLines(out.String(), lines))
+	return r
 }
