@@ -100,6 +100,29 @@
     xorshift32 = y ^ (y << 5);
   endfunction
 
+  // ingress_gap holds in_valid_i low for the idle cycles the gap pattern
+  // draws (cong_i random in them), then raises it for the beat that follows.
+  task ingress_gap;
+    while (gap != 0 && xorshift32(grnd) % 32'(gap) == 0) begin
+      grnd = xorshift32(grnd);
+      in_valid_i = 1'b0;
+      cong_i = grnd[7];
+      @(negedge clk_i);
+    end
+    grnd = xorshift32(grnd);
+    in_valid_i = 1'b1;
+  endtask
+
+  // load_generator loads state st into the generator between packets, once
+  // the statuses of the n packets before it have all come out (no earlier
+  // draw outstanding).
+  task load_generator(input int n, input logic [StateW-1:0] st);
+    while (stat_idx != n) @(negedge clk_i);
+    gen_load_i = 1'b1;
+    gen_state_i = st;
+    @(negedge clk_i) gen_load_i = 1'b0;
+  endtask
+
   // Beat b of the packet in pkt_in (nw words): its words, zero past them.
   function automatic logic [DataW-1:0] beat_in(input int b, input int nw);
     logic [DataW-1:0] v;
@@ -254,21 +277,9 @@
         end
       end
       if (sop && loads(sg_h[hd])) begin
-        // Load the generator only when no earlier packet's draw is outstanding.
-        while (stat_idx != n_in) @(negedge clk_i);
-        gen_load_i = 1'b1;
-        gen_state_i = sg_st[hd][StateW-1:0];
-        @(negedge clk_i) gen_load_i = 1'b0;
+        load_generator(n_in, sg_st[hd][StateW-1:0]);
       end
-      // An ingress gap before any beat.
-      while (gap != 0 && xorshift32(grnd) % 32'(gap) == 0) begin
-        grnd = xorshift32(grnd);
-        in_valid_i = 1'b0;
-        cong_i = grnd[7];
-        @(negedge clk_i);
-      end
-      grnd = xorshift32(grnd);
-      in_valid_i = 1'b1;
+      ingress_gap();  // before any beat
       in_sop_i   = sop;
       in_eop_i   = eop;
       cfg_we_i   = sop;
@@ -337,25 +348,13 @@
       nw = (len + 7) / 8;
       take_vector(h, 0, st_in);
       if (flags[FlagLoadBit] && StateW > 1) begin
-        // Load the generator only when no earlier packet's draw is outstanding.
-        while (stat_idx != n_read) @(negedge clk_i);
-        gen_load_i = 1'b1;
-        gen_state_i = st_in[StateW-1:0];
-        @(negedge clk_i) gen_load_i = 1'b0;
+        load_generator(n_read, st_in[StateW-1:0]);
       end
       n_read++;
       n_in = n_read;
       nb = (len + BeatBytes - 1) / BeatBytes;
       for (int b = 0; b < nb; b++) begin
-        // An ingress gap before any beat, the first and the last included.
-        while (gap != 0 && xorshift32(grnd) % 32'(gap) == 0) begin
-          grnd = xorshift32(grnd);
-          in_valid_i = 1'b0;
-          cong_i = grnd[7];
-          @(negedge clk_i);
-        end
-        grnd = xorshift32(grnd);
-        in_valid_i = 1'b1;
+        ingress_gap();  // before any beat, the first and the last included
         in_data_i  = beat_in(b, nw);
         in_sop_i   = b == 0;
         in_eop_i   = b == nb - 1;
