@@ -128,11 +128,22 @@ func (c Campaign) String() string {
 	return fmt.Sprintf("%d configurations x widths %v in %s", len(c.Configs), c.Widths, strings.Join(c.Libs, ", "))
 }
 
-// RTLDigest is the SHA-256 of the library's SystemVerilog (verilog.Library:
-// every file's name and bytes), the RTL a campaign's figures are of; the
-// configurations' wrappers are made from their names.
+// RTLDigest is the SHA-256 of the library's SystemVerilog as synthesis
+// reads it (verilog.SynthesisView of verilog.Library: every file's name and
+// bytes, without the formal properties and simulation checks), the RTL a
+// campaign's figures are of; the configurations' wrappers are made from
+// their names.
 func RTLDigest() (string, error) {
-	files, err := verilog.Library()
+	lib, err := verilog.Library()
+	if err != nil {
+		return "", err
+	}
+	return rtlDigest(lib)
+}
+
+// rtlDigest is RTLDigest of the library files.
+func rtlDigest(lib []verilog.File) (string, error) {
+	files, err := verilog.SynthesisView(lib)
 	if err != nil {
 		return "", err
 	}
@@ -495,7 +506,7 @@ which stall now and then, are not counted.
 		fmt.Fprintf(&b, "Shards: %d of %d (%s).\n", len(p.Done), p.Shards, joinInts(p.Done))
 	}
 	fmt.Fprintf(&b, "Coverage: %d of the %d configuration x width pairs.\n", len(p.Rows), len(pairs))
-	fmt.Fprintf(&b, "RTL: `%s` (SHA-256 of the library's SystemVerilog, verilog/rtl; a test marks the page stale when the RTL's differs).\n\n", p.RTL)
+	fmt.Fprintf(&b, "RTL: `%s` (SHA-256 of the library's SystemVerilog, verilog/rtl, as synthesis reads it: without the formal properties and simulation checks; a test marks the page stale when the RTL's differs).\n\n", p.RTL)
 	fmt.Fprintf(&b, "Tools: %s.\n\n", p.Tools)
 	for _, l := range p.Tools.Libs {
 		b.WriteString(l.line() + "\n")
