@@ -352,3 +352,53 @@ func TestCampaignSynthesis(t *testing.T) {
 		t.Errorf("%v\nthe page's RTL digest is the tree's: the flow or tools changed; run the campaign again (docs/rtl.md, \"Synthesis campaign\")", err)
 	}
 }
+
+// TestSynthesisPagesAgree: docs/synthesis.md's rows (64-bit beats) are the
+// campaign page's rows of the same configurations at 64 bits, made by the
+// same flow (compareCampaignRow), so that neither page goes stale without a
+// test saying so. A campaign page of another RTL than the tree's is not
+// compared (TestCampaignPage logs it stale).
+func TestSynthesisPagesAgree(t *testing.T) {
+	page, js := readCampaignPage(t)
+	camp, stale, err := checkCampaignPage(page, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale {
+		t.Skipf("%s is stale: its 64-bit rows are not compared with docs/synthesis.md", CampaignPage)
+	}
+	md, err := os.ReadFile("../docs/synthesis.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, tools, err := ParseSynthesisMarkdown(md)
+	if err != nil {
+		t.Fatalf("docs/synthesis.md: %v", err)
+	}
+	if libLines(tools) != libLines(camp.Tools) || tools.String() != camp.Tools.String() {
+		t.Fatalf("docs/synthesis.md was made with %s %v, %s with %s %v: make both again with the same tools", tools, tools.Libs, CampaignPage, camp.Tools, camp.Tools.Libs)
+	}
+	byName := map[string]*SynthStats{}
+	for _, s := range rows {
+		byName[s.Config] = s
+	}
+	n := 0
+	var errs []error
+	for _, c := range camp.Rows {
+		s := byName[c.Config] // a 64-bit pair's name is its configuration's
+		if s == nil {
+			continue
+		}
+		n++
+		for _, l := range camp.Campaign.Libs {
+			errs = append(errs, compareCampaignRow(s, c, l))
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s and docs/synthesis.md share no configuration at 64 bits: nothing compared", CampaignPage)
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Errorf("docs/synthesis.md and %s differ at 64 bits, so one is stale (go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md makes the first again; docs/rtl.md, \"Synthesis campaign\", the second):\n%v", CampaignPage, err)
+	}
+	t.Logf("%d configurations compared at 64 bits in %s", n, strings.Join(camp.Campaign.Libs, ", "))
+}

@@ -151,8 +151,10 @@ The libraries:
   State University), its five Liberty files kept gzipped in cosim/liberty/asap7 and
   merged into one at run time; delay target 1 ns. Its scan flip-flops (SDF*) have a
   next-state function Yosys 0.23 cannot parse; dfflibmap skips them (the design needs none).
-  Every flip-flop of the stage has an asynchronous reset, which only ASAP7's
-  DFFASRHQNx1 (set and reset, 0.379 um^2 against DFFHQNx1's 0.292) provides.
+  The stage's control flip-flops have an asynchronous reset, which only ASAP7's
+  DFFASRHQNx1 (set and reset, 0.379 um^2) provides; its data flip-flops (the beats in the
+  slots and the skid buffer, the captured header fields) have none and map to DFFHQNx1
+  (0.292 um^2).
 
 `)
 	fmt.Fprintf(&b, "Tools: %s.\n\n", tools)
@@ -165,8 +167,9 @@ FO4 is the library's smallest inverter driving four of itself, timed by OpenSTA.
 **Scaling to another node.** NAND2-eq and FO4 depth depend little on the library: area
 on node N is about NAND2-eq x (N's NAND2 area), and the cycle time about FO4 depth x
 (N's FO4 delay) plus its flip-flop overhead. On 0.18 um the flip-flops are large (DFFSR,
-with the asynchronous reset, about 8 NAND2 each), so flip-flop-heavy configurations
-weigh more there than on ASAP7 (DFFASRHQNx1, 6.5 NAND2xp33).
+with the asynchronous reset, 7.3 NAND2 each; DFFPOSX1 without, 4), so
+flip-flop-heavy configurations weigh more there than on ASAP7 (DFFASRHQNx1, 6.5
+NAND2xp33; DFFHQNx1, 5).
 
 Regenerate (with docs/synthesis.json and the README's summary):
 ` + "`go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md`" + `.
@@ -622,42 +625,25 @@ func pathEnd(point, src string) string {
 // and of variants of the RTL timed the same way, say of their critical paths.
 const CriticalPathNotes = `What the paths are (OpenSTA's reports of these netlists, each path's
 flip-flops traced to their RTL by Yosys's src attributes; arrival times at a flip-flop's
-D pin, setup excluded). The times and line numbers in this part were measured on the
-stage before it took frames of any length (docs/spec.md section 5); the tables above
-are the current stage's:
+D pin, setup excluded):
 
-* mult0_ideal_c3, the default: the ideal generator's draw, inside one block of
-  ibr_gen_ideal.sv: the xoshiro128** state s1_q, then r = rotl(s1 x 5, 7) x 9 (two
-  32-bit adders in series) and the 33-bit compares r < A(l) and r < Z(l), into busy_q,
-  done_q and zero_q. Next come the per-port d_q/k_q of ibr_switch_stage.sv:161 (from the
-  cfg_port_i input through ibr_link_pre's multiply, 1.071 ns) and hash_q
-  (ibr_switch_stage.sv:295: the skid buffer's output, the PSN, mult0's multiply,
-  0.935 ns).
-* mult0_lfsr_lut_b16_c3: the hash: from the skid buffer's flip-flops (ibr_switch_stage.sv:193)
-  through the ingress mux, the PSN and mult0's multiply to hash_q, tied with cfg_port_i
-  to d_q/k_q (0.919 ns).
-* siphash_lfsr_lut_b16_c3: the hash: SipHash-2-4's eight rounds in one cycle, 4.61 ns
-  of the 4.64.
+* mult0_ideal_c3, the default: the critical path starts at the configuration input
+  cfg_port_i and runs through ibr_link_pre's multiply into the per-port d_q/k_q
+  (ibr_switch_stage.sv:252), 0.896 ns. The subnet manager writes cfg_port_i with
+  cfg_we_i, between packets: a quasi-static input, which a design registers or declares
+  a multicycle path. The register-to-register paths come next: from the skid buffer's
+  flip-flops (ibr_switch_stage.sv:293) through the ingress mux, the PSN and mult0's
+  multiply into hash_q (ibr_switch_stage.sv:762), 0.861 ns, and the ideal generator's
+  draw (ibr_gen_ideal.sv:72: r = rotl(s1 x 5, 7) x 9, s1 x 5 kept in a register beside
+  the state, then the compares r < A(l) and r < Z(l)), 0.857 ns. From the data inputs
+  the longest is in_data_i to hash_q, 0.739 ns.
+* mult0_lfsr_lut_b16_c3: cfg_port_i to d_q/k_q, 0.921 ns; then the skid buffer to
+  hash_q, 0.894 ns.
+* siphash_lfsr_lut_b16_c3: SipHash-2-4's eight rounds in one cycle, from the skid buffer
+  to hash_q, 4.643 ns. Pipelined by rounds (the stage's HashLatency; docs/rtl.md, "Datapath")
+  they leave the clock to the rest of the stage.
 
-Fanout of the skid buffer: mapped without the driving-cell constraint (ABC then takes
-flip-flop outputs for ideal drivers), a skid-buffer flip-flop of mult0_ideal_c3
-(ibr_switch_stage.sv:193) drives 149 gates unbuffered; its x1 output takes 289 ps where
-one driving 10 takes 82, and hash_q's path arrives at 1.207 ns against 0.935 buffered.
-In mult0_lfsr_lut_b16_c3 the most loaded flip-flop drives 144 gates and the critical
-path is 1.184 ns (845 MHz) unbuffered; with the constraint no flip-flop output drives
-more than 10 loads, and the path is the 0.938 ns above.
-
-Variants of the RTL (not in the tree), mapped and timed the same way:
-
-| variant | mult0_ideal_c3 | mult0_lfsr_lut_b16_c3 | siphash_lfsr_lut_b16_c3 |
-|---|---:|---:|---:|
-| the stage before frames of any length | 1.348 ns, 742 MHz | 0.938 ns, 1066 MHz | 4.635 ns, 216 MHz |
-| hash input registered (the id a flip-flop, the hash a cycle later) | the draw's, unchanged | 0.928 ns, 1078 MHz (cfg_port_i to d_q/k_q) | 4.575 ns, 219 MHz (the hash alone 4.55) |
-| hash input registered, and s1 x 5 kept in a register beside the state (one adder left before the compares) | 0.942 ns, 1061 MHz (cfg_port_i to d_q/k_q 0.922, the draw 0.901, the hash 0.863) | | |
-
-So the default reaches 1 GHz with two changes: the draw's first multiply taken out of
-its cycle and the hash's input registered (a cycle of latency for the hash); the next
-limit is the per-port d/k from cfg_port_i, a quasi-static configuration input (registering
-it, or declaring it a multicycle path, removes it). SipHash needs its rounds pipelined:
-eight rounds in 4.55 ns are about 0.57 ns each, so some five stages of one or two rounds
-at 1 GHz.`
+In ASAP7, ABC buffers the flip-flops' fanouts too (the driving-cell constraint above): no
+flip-flop output of the default drives more than 16 loads (TestFlipFlopFanoutBuffered),
+where without the constraint one drives 149 gates. docs/synthesis-widths.md gives every
+configuration at 128, 256 and 512 bits as well, with its latency.`
