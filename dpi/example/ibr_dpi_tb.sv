@@ -390,6 +390,13 @@ module ibr_dpi_tb #(
     if (mismatches <= max_fail) $write("%s", text);
   endfunction
 
+  // IBR_FAIL(text) is fail(text), but past the first max_fail mismatches
+  // it counts one without building its report: a long packet's hex, its diff
+  // and the model's rerun are most of a failing run's time. (A macro: a
+  // report's builders are functions Verilator keeps apart, which cannot read
+  // the count.) No semicolon after it: it is a begin-end block.
+`define IBR_FAIL(text) begin if (mismatches >= max_fail) mismatches++; else fail(text); end
+
   // ibr_dpi_build imported again as model_build with pkt inout: the C
   // function is the same (pkt an svBitVecVal array it writes whole), but an
   // inout packet_t is passed by reference, where an output gets a packet_t
@@ -669,17 +676,13 @@ module ibr_dpi_tb #(
             packet_detail(model, al, len, want, want_len)};
   endfunction
 
-  // seg_finish checks the packet leaving, now whole, and moves on. A
-  // mismatch past the first max_fail is counted without building its report
-  // (a long packet's hex and diff are most of a failing run's time).
+  // seg_finish checks the packet leaving, now whole, and moves on.
   function automatic void seg_finish();
     slot_t sl = slot_t'(out_head % RingSize);
-    if ((got_rule != 0 || got_differs || got_len != exp_len[sl]) && mismatches >= max_fail)
-      mismatches++;
-    else if (got_rule != 0 || got_differs || got_len != exp_len[sl])
-      fail(report(ring[sl], in_mem[sl], out_head, got_rule == 2 ? "segment-rule" : got_rule == 1 ? "sop-seg" : "packet",
+    if (got_rule != 0 || got_differs || got_len != exp_len[sl])
+      `IBR_FAIL(report(ring[sl], in_mem[sl], out_head, got_rule == 2 ? "segment-rule" : got_rule == 1 ? "sop-seg" : "packet",
                   seg_detail(models[0], seg_got, int'(got_seg), int'(in_seg[sl]), got_note, got_len, exp_mem[sl], exp_len[sl]),
-                  name, repro, state_bits));
+                  name, repro, state_bits))
     out_head++;
     out_open = 0;
   endfunction
@@ -704,8 +707,8 @@ module ibr_dpi_tb #(
     end
     if (out_sop) begin
       if (out_head == entered) begin
-        fail(report(blank, in_mem[made%RingSize], out_head, "extra",
-                    $sformatf("  a sop beat %h with no packet in flight\n", out_data), name, repro, state_bits));
+        `IBR_FAIL(report(blank, in_mem[made%RingSize], out_head, "extra",
+                    $sformatf("  a sop beat %h with no packet in flight\n", out_data), name, repro, state_bits))
       end else begin
         got_beats = 0;
         got_len = 0;
@@ -728,8 +731,8 @@ module ibr_dpi_tb #(
         end
       end
     end else if (!tail_done && !out_open) begin
-      fail(report(blank, in_mem[made%RingSize], out_head, "extra",
-                  $sformatf("  a beat %h with no sop and no packet open\n", out_data), name, repro, state_bits));
+      `IBR_FAIL(report(blank, in_mem[made%RingSize], out_head, "extra",
+                  $sformatf("  a beat %h with no sop and no packet open\n", out_data), name, repro, state_bits))
     end
   endfunction
 
@@ -771,8 +774,8 @@ module ibr_dpi_tb #(
       end else if (out_valid && out_ready_q) begin
         idle = 0;
         if (out_head == made) begin
-          fail(report(blank, in_mem[made%RingSize], made, "extra",
-                      $sformatf("  an output beat %h with no packet in flight\n", out_data), name, repro, state_bits));
+          `IBR_FAIL(report(blank, in_mem[made%RingSize], made, "extra",
+                      $sformatf("  an output beat %h with no packet in flight\n", out_data), name, repro, state_bits))
         end else begin
           if (out_sop) begin
             got_beats = 0;
@@ -787,27 +790,27 @@ module ibr_dpi_tb #(
           got_beats++;
           if (out_eop) begin
             if (BeatBytes * got_beats - int'(out_empty) != exp_len[out_head%RingSize] || got_differs)
-              fail(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "packet",
+              `IBR_FAIL(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "packet",
                           packet_detail(models[0], got_mem, BeatBytes * got_beats - int'(out_empty),
                                         exp_mem[out_head%RingSize], exp_len[out_head%RingSize]), name, repro,
-                          state_bits));
+                          state_bits))
             out_head++;
           end
         end
       end
       if (stat_valid) begin
         if (stat_head == (SegOn ? entered : made)) begin
-          fail(report(blank, in_mem[made%RingSize], made, "extra-status", "  a status with no packet in flight\n", name,
-                      repro, state_bits));
+          `IBR_FAIL(report(blank, in_mem[made%RingSize], made, "extra-status", "  a status with no packet in flight\n", name,
+                      repro, state_bits))
         end else begin
           got_stat = {stat_replace, stat_saturated, stat_cong, stat_hash, stat_malformed};
           if (got_stat != exp_stat[stat_head%RingSize] || int'(stat_field) != exp_field[stat_head%RingSize])
-            fail(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "status",
-                        status_detail(ring[stat_head%RingSize], got_stat, int'(stat_field)), name, repro, state_bits));
+            `IBR_FAIL(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "status",
+                        status_detail(ring[stat_head%RingSize], got_stat, int'(stat_field)), name, repro, state_bits))
           else if (state_bits > 0 && gen_state != exp_state_out[stat_head%RingSize])
-            fail(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "state",
+            `IBR_FAIL(report(ring[stat_head%RingSize], in_mem[stat_head%RingSize], stat_head, "state",
                         state_detail(gen_state, exp_state_out[stat_head%RingSize], state_bits), name, repro,
-                        state_bits));
+                        state_bits))
           stat_head++;
         end
       end
@@ -900,11 +903,12 @@ module ibr_dpi_tb #(
         $finish;
       end
       if (idle > 100000) begin
-        fail(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "deadlock",
-                    $sformatf("  no progress in %0d cycles\n", idle), name, repro, state_bits));
+        `IBR_FAIL(report(ring[out_head%RingSize], in_mem[out_head%RingSize], out_head, "deadlock",
+                    $sformatf("  no progress in %0d cycles\n", idle), name, repro, state_bits))
         result();
         $finish;
       end
     end
   end
+`undef IBR_FAIL
 endmodule
