@@ -42,8 +42,8 @@ var campaignFlags = []string{"widths", "shard", "out", "merge", "partial", "jobs
 // The flags each campaign mode takes; any other given is an error (it would
 // have no effect).
 var (
-	campaignRunFlags   = []string{"synth", "widths", "configs", "synth-lib", "synth-table", "shard", "out", "jobs", "work"}
-	campaignMergeFlags = []string{"merge", "partial", "synth-table", "out"}
+	campaignRunFlags   = []string{"synth", "widths", "configs", "synth-lib", "synth-table", "synth-readme", "shard", "out", "jobs", "work"}
+	campaignMergeFlags = []string{"merge", "partial", "synth-table", "synth-readme", "out"}
 )
 
 // The synthesis and the tools' description the campaign uses; the tests
@@ -121,6 +121,18 @@ func checkCampaignFlags(o verifyOptions) error {
 	if o.SynthTable != "" {
 		if err := checkCampaignPage(o.SynthTable); err != nil {
 			return err
+		}
+	}
+	if o.SynthReadme != "" {
+		switch {
+		case c.Shard != "":
+			return errors.New("--synth-readme writes the campaign's summary, which needs every shard: run the shards with --out, then --merge them with --synth-readme")
+		case c.Partial:
+			return errors.New("--synth-readme with --partial: the campaign's summary needs every shard")
+		}
+		// Refuse a file without the markers now, not after the work.
+		if err := cosim.ReadmeCampaignSummary.Check(o.SynthReadme); err != nil {
+			return fmt.Errorf("--synth-readme: %w", err)
 		}
 	}
 	for _, p := range []string{o.SynthTable, c.Out} {
@@ -292,8 +304,9 @@ func mergeCampaign(w io.Writer, o verifyOptions) error {
 	return writeCampaign(w, o, m)
 }
 
-// writeCampaign writes the partial (--out) and the page and its JSON
-// (--synth-table), every one rendered before any is written.
+// writeCampaign writes the partial (--out), the page and its JSON
+// (--synth-table) and the README's summary (--synth-readme), every one
+// rendered before any is written.
 func writeCampaign(w io.Writer, o verifyOptions, p *cosim.CampaignPartial) error {
 	files := map[string][]byte{}
 	var order []string
@@ -316,6 +329,21 @@ func writeCampaign(w io.Writer, o verifyOptions, p *cosim.CampaignPartial) error
 		}
 		files[o.SynthTable], files[cosim.JSONPath(o.SynthTable)] = md, js
 		order = append(order, o.SynthTable, cosim.JSONPath(o.SynthTable))
+	}
+	if o.SynthReadme != "" {
+		sum, err := cosim.CampaignSummary(p)
+		if err != nil {
+			return fmt.Errorf("--synth-readme: %w", err)
+		}
+		doc, err := os.ReadFile(o.SynthReadme)
+		if err != nil {
+			return fmt.Errorf("--synth-readme: %w", err)
+		}
+		if doc, err = cosim.ReadmeCampaignSummary.Replace(doc, sum); err != nil {
+			return fmt.Errorf("--synth-readme %s: %w", o.SynthReadme, err)
+		}
+		files[o.SynthReadme] = doc
+		order = append(order, o.SynthReadme)
 	}
 	for _, f := range order {
 		if err := atomicfile.WriteFile(f, files[f]); err != nil {

@@ -166,6 +166,63 @@ func TestCampaignShardsMerge(t *testing.T) {
 	}
 }
 
+// TestCampaignReadmeSummary: --synth-readme writes the campaign's summary
+// at its widest beat between its markers, the same from an unsharded run
+// and from its shards merged, leaving the rest of the file; a merge missing
+// a shard writes nothing.
+func TestCampaignReadmeSummary(t *testing.T) {
+	withFakeSynth(t)
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	ctx := context.Background()
+	doc := "# R\n\nbefore\n" + cosim.ReadmeCampaignSummary.Begin + "\nold\n" + cosim.ReadmeCampaignSummary.End + "\nafter\n"
+	for _, f := range []string{"whole.md", "merged.md", "partial.md"} {
+		if err := os.WriteFile(p("R"+f), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := runVerifyArgs(ctx, t, append(campaignArgs, "--synth-table", p("whole.md"), "--synth-readme", p("Rwhole.md"))...); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := runVerifyArgs(ctx, t, append(campaignArgs, "--shard", fmt.Sprintf("%d/2", i), "--out", p(fmt.Sprintf("s%d.json", i)))...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := runVerifyArgs(ctx, t, "--merge", p("s1.json")+","+p("s0.json"), "--out", p("m.json"), "--synth-readme", p("Rmerged.md")); err != nil {
+		t.Fatal(err)
+	}
+	whole, merged := string(read(t, p("Rwhole.md"))), string(read(t, p("Rmerged.md")))
+	if whole != merged {
+		t.Errorf("the merged shards' summary differs from the unsharded run's:\n%s\n---\n%s", merged, whole)
+	}
+	part, err := cosim.ReadPartial(p("m.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := cosim.CampaignSummary(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(doc, "\nold\n", "\n"+string(sum), 1); whole != want {
+		t.Errorf("the README:\n%s\nwant:\n%s", whole, want)
+	}
+	for _, want := range []string{"ASAP7 (predictive 7 nm-class) at 512 bits", "- The default, `mult0_ideal_c3_w512`: ", "| mxm | - | ", ", 3 |"} {
+		if !strings.Contains(whole, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, whole)
+		}
+	}
+	if _, err := runVerifyArgs(ctx, t, "--merge", p("s1.json"), "--out", p("m1.json"), "--synth-readme", p("Rpartial.md")); err == nil || !strings.Contains(err.Error(), "shard") {
+		t.Errorf("a merge missing a shard: %v, want an error naming the missing shard", err)
+	}
+	if got := string(read(t, p("Rpartial.md"))); got != doc {
+		t.Errorf("a refused merge wrote the README:\n%s", got)
+	}
+	if _, err := os.Stat(p("m1.json")); err == nil {
+		t.Errorf("a refused merge wrote its --out")
+	}
+}
+
 // TestCampaignMergeRefuses: every partial that would make a wrong page is
 // refused, naming what is wrong, and nothing is written.
 func TestCampaignMergeRefuses(t *testing.T) {
@@ -263,7 +320,9 @@ func TestCampaignFlagErrors(t *testing.T) {
 		{[]string{"--synth", "--widths", "64"}, "or the run's hours are lost"},
 		{[]string{"--synth", "--widths", "64", "--out", out, "--random", "5"}, "--random has no effect with --widths"},
 		{[]string{"--synth", "--widths", "64", "--out", out, "--width", "512"}, "--width has no effect with --widths"},
-		{[]string{"--synth", "--widths", "64", "--out", out, "--synth-readme", "README.md"}, "--synth-readme has no effect with --widths"},
+		{[]string{"--synth", "--widths", "64", "--out", out, "--synth-readme", other}, "--synth-readme: " + other + ": no markers"},
+		{[]string{"--synth", "--widths", "64", "--shard", "0/2", "--out", out, "--synth-readme", other}, "--synth-readme writes the campaign's summary, which needs every shard"},
+		{[]string{"--merge", out, "--partial", "--out", out, "--synth-readme", other}, "--synth-readme with --partial"},
 		{[]string{"--synth", "--widths", "64", "--out", out, "--partial"}, "--partial has no effect with --widths"},
 		{[]string{"--synth", "--widths", "64", "--out", out, "--configs", "flags"}, "--configs flags with --widths"},
 		{[]string{"--synth", "--widths", "64", "--out", out, "--configs", "nope"}, `no configuration "nope"`},

@@ -51,6 +51,37 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 	}
 }
 
+// TestReadmeCampaignSummary checks that the README's summary of the
+// synthesis campaign at its widest beat is the one docs/synthesis-widths.md
+// gives (verify --merge ... --synth-readme writes both); -update rewrites it
+// from the page.
+func TestReadmeCampaignSummary(t *testing.T) {
+	p, err := cosim.ReadPartial("../docs/synthesis-widths.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := cosim.CampaignSummary(p)
+	if err != nil {
+		t.Fatalf("docs/synthesis-widths.md: %v", err)
+	}
+	if *golden.Update {
+		if err := cosim.ReadmeCampaignSummary.Rewrite("../README.md", table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cosim.ReadmeCampaignSummary.Replace(readme, table)
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	if d := cmp.Diff(string(want), string(readme)); d != "" {
+		t.Errorf("README.md's summary of the campaign differs from docs/synthesis-widths.md (go test ./cmd -run ReadmeCampaign -update rewrites it) (-want +got):\n%s", d)
+	}
+}
+
 // TestVerifyFlags: every synth and formal flag combination that would do
 // nothing, or whose output could not be written, is refused before any work,
 // naming the flag; the files named stay untouched.
