@@ -80,7 +80,8 @@ configurations --configs leaves out, for a run of new or changed ones. With
 (docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and
 CryptoMiniSat (bounded checks) on the configurations of --configs (default
 formal: the formal configurations; flags, all or names as for the
-co-simulation) at the beats --width sets ((b) at 64 bits only), and says
+co-simulation) at the beats --width and --segmented set ((b) at 64 bits
+only; on segmented beats the properties docs/rtl.md lists), and says
 of each whether it is proved by k-induction or checked only to a bounded
 depth, and to which.
 
@@ -264,9 +265,6 @@ func checkVerifyFlags(o verifyOptions) error {
 	if err := verilog.CheckWidth(o.Width); err != nil {
 		return fmt.Errorf("--width: %w", err)
 	}
-	if o.Segmented && o.Formal {
-		return errors.New("--segmented with --formal: the formal properties run one packet a beat; co-simulate or synthesize (--synth) segmented beats without it")
-	}
 	if err := checkSegmented(o.Segmented, o.Width); err != nil {
 		return err
 	}
@@ -326,6 +324,9 @@ func checkFormalFlags(o verifyOptions, given func(...string) string) error {
 		for _, p := range props {
 			if p.WideRefused != "" {
 				return fmt.Errorf("--formal-props %s at --width %d: (%s) %s; leave it out, or check it at 64-bit beats", o.FormalProps, o.Width, p.ID, p.WideRefused)
+			}
+			if o.Segmented && p.SegRefused != "" {
+				return fmt.Errorf("--formal-props %s with --segmented: (%s) %s; leave it out, or check it without --segmented", o.FormalProps, p.ID, p.SegRefused)
 			}
 		}
 	}
@@ -808,6 +809,15 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 			return p.WideRefused != ""
 		})
 	}
+	if o.Segmented {
+		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool {
+			if p.SegRefused != "" {
+				wideOut[p.ID] = true
+				fmt.Fprintf(w, "formal: (%s) not checked on segmented beats: %s\n", p.ID, p.SegRefused)
+			}
+			return p.SegRefused != ""
+		})
+	}
 	opts := cosim.DefaultFormal
 	depths := ""
 	if o.FormalDepth != 0 {
@@ -816,7 +826,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	} else {
 		var ds []string
 		for _, p := range props {
-			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.DepthAt(o.Width)))
+			ds = append(ds, fmt.Sprintf("(%s) %d", p.ID, p.DepthFor(verilog.Config{Width: o.Width, Segmented: o.Segmented})))
 		}
 		depths = "bounded depths " + strings.Join(ds, ", ")
 	}
@@ -824,7 +834,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cfgs = withWidth(cfgs, o.Width) // the formal properties are written for every beat width
+	cfgs = withBeats(cfgs, o.Width, o.Segmented) // the formal properties are written for every beat width, and segmented beats
 	if slices.ContainsFunc(props, func(p cosim.Property) bool { return p.ID == "g" }) {
 		for _, c := range cfgs {
 			if c.PipeDepth > 3 && c.DataW() == verilog.DefaultWidth { // (wider: (g) follows the k-th beat)

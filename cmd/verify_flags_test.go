@@ -44,8 +44,9 @@ func TestVerifyFlagErrors(t *testing.T) {
 		{[]string{"--width", "wide"}, `"wide" is not a number of bits`},
 		{[]string{"--segmented"}, "--segmented at --width 64: beats shared by two packets need --width 256 or 512"},
 		{[]string{"--width", "128", "--segmented"}, "--segmented at --width 128"},
-		{[]string{"--width", "512", "--segmented", "--formal"}, "--segmented with --formal"},
-		{[]string{"--segmented", "--formal"}, "--segmented with --formal"},
+		{[]string{"--width", "512", "--segmented", "--formal", "--formal-props", "e,f"}, "--formal-props e,f with --segmented: (f) its monitor follows one PSN a beat"},
+		{[]string{"--width", "256", "--segmented", "--formal", "--formal-props", "b"}, "--formal-props b at --width 256: (b) CryptoMiniSat does not decide"},
+		{[]string{"--segmented", "--formal"}, "--segmented at --width 64"},
 		// --formal runs at every width: the checks after the width's are reached.
 		{[]string{"--width", "512", "--formal", "--formal-depth", "2"}, "--formal-depth 2: give"},
 		{[]string{"--width", "128", "--formal", "--formal-props", "a,b"}, "--formal-props a,b at --width 128: (b) CryptoMiniSat does not decide"},

@@ -91,6 +91,25 @@ type Property struct {
 	// VCRC and some a wrong one; a cover reached with free CRC values is
 	// reached with the real ones.
 	CoverCut []string
+	// SegRefused says why the property is not checked on segmented beats
+	// (verilog.Config.Segmented: a beat may hold the end of one packet and
+	// the start of the next; CheckProperty refuses it there; verify --formal
+	// --segmented leaves it out, or refuses it when --formal-props names
+	// it). Empty: its monitors follow segmented beats too.
+	SegRefused string
+	// SegDepth, when set, is the property's default bounded depth on
+	// segmented beats (it replaces DepthAt's), where each clock of ABC's bmc3
+	// costs more again (the segment rules, two packets' fields a beat).
+	SegDepth int
+}
+
+// DepthFor is the property's default bounded depth on configuration c:
+// SegDepth on segmented beats, else DepthAt of its width.
+func (p Property) DepthFor(c verilog.Config) int {
+	if c.Segmented && p.SegDepth != 0 {
+		return p.SegDepth
+	}
+	return p.DepthAt(c.DataW())
 }
 
 // DepthAt is the property's default bounded depth at beats of width bits.
@@ -129,21 +148,22 @@ const wideDecisions = "the invariants that close its induction describe the 64-b
 // Properties are the seven properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Induction: true, Stream: true, Depth: 14, WideDepth: 8, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
+		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
 		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
 		WideRefused: "CryptoMiniSat does not decide its check over the wide beats' CRC trees in reasonable time (4 clocks at 128 bits, the base of its induction: no answer after 20 minutes, 6 of them CPU, on a loaded machine); the co-simulation checks every outgoing VCRC at every width",
 		CoverCut:    concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
-		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 24, SegDepth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
-		Depth: 24, Cut: concat(cutHash, cutGen, cutCRC)},
+		Depth: 24, SegDepth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Induction: true, Stream: true, Depth: 14, WideDepth: 8, Cut: concat(cutHash, cutCRC), Wide: wideDecisions},
+		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutCRC), Wide: wideDecisions},
 	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
-		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true},
+		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true,
+		SegRefused: "its monitor follows one PSN a beat into the one hash (the PSN word entering slot 0, its id, the link as of its handshake), where a segmented beat carries up to two PSNs, the tail's and the head's, through a two-entry id queue before the hash unit; restating that queue on the ports is more than its monitor's change. The co-simulation checks every hop bit against the model on segmented beats (TestSegmented, TestScoreboardSegmented)"},
 	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
-		Depth: 10, WideDepth: 8, WideBMC: true, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
+		Depth: 10, WideDepth: 8, SegDepth: 7, WideBMC: true, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
 }
 
 func concat(lists ...[]string) []string {
@@ -295,8 +315,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	if p.WideRefused != "" && c.DataW() != verilog.DefaultWidth {
 		return nil, fmt.Errorf("cosim: (%s) at %d-bit beats: %s", p.ID, c.DataW(), p.WideRefused)
 	}
+	if p.SegRefused != "" && c.Segmented {
+		return nil, fmt.Errorf("cosim: (%s) on segmented beats: %s", p.ID, p.SegRefused)
+	}
 	if o.Depth == 0 {
-		o.Depth = p.DepthAt(c.DataW())
+		o.Depth = p.DepthFor(c)
 	}
 	if o.Depth < 2 || o.Induction < 1 || o.Induction > o.Depth {
 		return nil, fmt.Errorf("cosim: formal depth %d, induction %d: want depth >= 2 and 1 <= induction <= depth", o.Depth, o.Induction)

@@ -1637,11 +1637,12 @@ module ibr_switch_stage #(
   always @(posedge clk_i) begin
     if (f_past && $past(rst_ni) && $past(in_valid_i && !in_ready_o)) begin
       assume (in_valid_i && $stable(in_data_i) && $stable(in_sop_i) && $stable(in_eop_i) &&
-              $stable(in_empty_i));
+              $stable(in_empty_i) && (!Segmented || $stable(in_sop_seg_i)));
     end
   end
+  // (Segmented beats: the rules of docs/rtl.md's "Segmented beats" below.)
   always @(*) begin
-    if (in_valid_i) begin
+    if (!Segmented && in_valid_i) begin
       assume (in_sop_i == (f_in_word == 11'd0));
       if (in_eop_i) begin
         assume (in_empty_i[1:0] == 2'd2 && in_empty_i <= EmptyW'(NB - 2));
@@ -1732,8 +1733,133 @@ module ibr_switch_stage #(
   // The generator is seeded (gen_load_i) only between packets, with nothing
   // inside the stage, as ibr_switch_stage's header requires.
   always @(*) begin
-    if (gen_load_i) assume (f_in_cnt == f_out_cnt && f_in_word == 11'd0 && !in_valid_i);
+    if (gen_load_i) assume (f_in_cnt == f_out_cnt && (Segmented || f_in_word == 11'd0) && !in_valid_i);
   end
+
+  // ---- Segmented beats (Segmented = 1; docs/rtl.md, "Segmented beats"). The
+  // ingress: exactly the legal segmented streams (verilog.UnpackSegments'
+  // rules): a beat is 8-byte segments; a packet starts at a segment boundary,
+  // its byte 0 in lane 8*in_sop_seg_i of its sop beat, then lane after lane,
+  // beat after beat; a beat holds at most one sop and one eop, so the tail of
+  // the packet open before it (A) and the head of one starting in it (B); with
+  // both flags it holds two packets exactly when B's first lane lies after A's
+  // last (lane NB-1-in_empty_i), which must agree with the stream (a packet
+  // open before the beat: two; none: one whole packet); a beat with neither
+  // flag continues the open packet. Idle lanes (after A's last byte, before a
+  // sop with no packet open, after a lone eop) are free, as are PktLen and
+  // cong_i. Frames are 4k+2 bytes (empty = 2 mod 4) of every length to 8,190
+  // bytes (PktLen's 2047 4-byte words and the VCRC), long enough for their
+  // BTH (LNH 2: 26 bytes, LNH 3: 66; else 10). One packet a beat (sop
+  // segment 0, no beat shared) is one of these streams. The monitors restate
+  // the packet layout on the ports (a packet from segment s has byte k at
+  // lane 8s+k of its sop beat, then on), independent of the datapath.
+  localparam int FSegs = NB / 8;
+  logic              fs_open;     // a packet is open before this beat (A)
+  logic [SegW-1:0]   fs_oseg;     // its sop segment
+  logic [10:0]       fs_obeat;    // this beat's place in it (its sop beat is 0)
+  logic [1:0]        fs_olnh;     // its LNH
+  logic [EmptyW-1:0] fs_last;     // the eop packet's last lane
+  logic [EmptyW-1:0] fs_soplane;  // the sop packet's first lane
+  logic              fs_two, fs_whole;  // two packets' bytes; one packet whole
+  logic [63:0]       fs_hlrh;     // the sop packet's LRH (B, or a whole packet)
+  logic [1:0]        fs_hlnh;
+  logic [15:0]       fs_tbytes, fs_hbytes;  // A's bytes through this beat; a whole packet's
+  logic [15:0]       fs_tpos, fs_hpos;  // BTH byte 4 from lane 0 of A's sop beat; of this beat, B's
+  logic              fs_ttel, fs_htel;  // the beat holds A's, B's BTH byte 4
+  logic [EmptyW-1:0] fs_ttl, fs_htl;    // at these lanes
+  logic [DataW-1:0]  fs_mask;     // the bits the stage may change in this beat
+  function automatic logic [15:0] f_min_frame(input logic [1:0] lnh);
+    f_min_frame = lnh[1] ? (lnh[0] ? 16'd66 : 16'd26) : 16'd10;
+  endfunction
+  assign fs_last    = EmptyW'(NB - 1) - in_empty_i;
+  assign fs_soplane = EmptyW'({in_sop_seg_i, 3'b000});
+  assign fs_two     = in_sop_i && in_eop_i && fs_soplane > fs_last;
+  assign fs_whole   = in_sop_i && in_eop_i && !fs_two;
+  always @(*) begin
+    fs_hlrh = '0;
+    for (int s = 0; s < FSegs; s++) begin
+      if (in_sop_seg_i == SegW'(s)) fs_hlrh = in_data_i[DataW-1-64*s -: 64];
+    end
+  end
+  assign fs_hlnh   = fs_hlrh[49:48];
+  assign fs_tbytes = 16'(fs_obeat) * 16'(NB) + (in_eop_i ? 16'(fs_last) + 16'd1 : 16'(NB)) - 16'({fs_oseg, 3'b000});
+  assign fs_hbytes = 16'(fs_last) + 16'd1 - 16'(fs_soplane);
+  assign fs_tpos   = 16'({fs_oseg, 3'b000}) + (fs_olnh[0] ? 16'(FTel3) : 16'(FTel2));
+  assign fs_hpos   = 16'(fs_soplane) + (fs_hlnh[0] ? 16'(FTel3) : 16'(FTel2));
+  assign fs_ttel   = fs_open && fs_olnh[1] && fs_tpos / 16'(NB) == 16'(fs_obeat);
+  assign fs_htel   = in_sop_i && fs_hlnh[1] && fs_hpos < 16'(NB);
+  assign fs_ttl    = EmptyW'(fs_tpos);  // (mod NB)
+  assign fs_htl    = EmptyW'(fs_hpos);
+  always @(*) begin
+    if (Segmented && in_valid_i) begin
+      if (in_eop_i) assume (in_empty_i[1:0] == 2'd2);
+      if (fs_open) assume (!in_sop_i || fs_two);
+      else assume (in_sop_i && !fs_two);
+      if (fs_open && in_eop_i) assume (fs_tbytes >= f_min_frame(fs_olnh) && fs_tbytes <= 16'd8190);
+      if (fs_open && !in_eop_i) assume (fs_tbytes <= 16'd8188);
+      if (fs_whole) assume (fs_hbytes >= f_min_frame(fs_hlnh));
+    end
+    if (Segmented && gen_load_i) assume (!fs_open);  // seeded between packets
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fs_open  <= 1'b0;
+      fs_oseg  <= '0;
+      fs_obeat <= '0;
+      fs_olnh  <= '0;
+    end else if (f_in_fire) begin
+      if (in_sop_i && !fs_whole) begin  // B (or a packet alone) starts and stays open
+        fs_open  <= 1'b1;
+        fs_oseg  <= in_sop_seg_i;
+        fs_obeat <= 11'd1;
+        fs_olnh  <= fs_hlnh;
+      end else if (in_eop_i) begin
+        fs_open <= 1'b0;
+      end else begin
+        fs_obeat <= fs_obeat + 11'd1;
+      end
+    end
+  end
+  // The bits a segmented beat's packets may have changed: the telemetry bits
+  // of A's BTH byte 4 and of B's (or a whole packet's) where the beat holds
+  // them, and the eop packet's two VCRC bytes (lanes last-1 and last).
+  always @(*) begin
+    fs_mask = in_eop_i ? ~f_vcrc_bits(f_vcrc_grp(in_empty_i)) : '1;
+    for (int k = 0; k < NB; k++) begin
+      if (fs_ttel && fs_ttl == EmptyW'(k) || fs_htel && fs_htl == EmptyW'(k)) begin
+        fs_mask[DataW-8-8*k +: FieldW + 2] = '0;
+      end
+    end
+  end
+  // The k-th beat's: its mask, sop segment, the two packets' telemetry bytes
+  // and congested bits (A's: cong_i as its sop beat was taken; B's: now),
+  // and whether it held two packets.
+  logic [DataW-1:0]  f_smask;
+  logic [SegW-1:0]   f_sseg;
+  logic              f_two, f_ttel, f_htel, f_tcong, f_hcong;
+  logic [EmptyW-1:0] f_ttl, f_htl;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      {f_smask, f_sseg, f_two, f_ttel, f_htel, f_tcong, f_hcong, f_ttl, f_htl} <= '0;
+    end else if (f_in_fire && f_in_cnt == f_k) begin
+      f_smask <= fs_mask;
+      f_sseg  <= in_sop_seg_i;
+      f_two   <= fs_two;
+      f_ttel  <= fs_ttel;
+      f_htel  <= fs_htel;
+      f_tcong <= f_pkt_cong;
+      f_hcong <= cong_i;
+      f_ttl   <= fs_ttl;
+      f_htl   <= fs_htl;
+    end
+  end
+  // Byte L of a beat.
+  function automatic logic [7:0] f_byte(input logic [DataW-1:0] d, input logic [EmptyW-1:0] l);
+    f_byte = '0;
+    for (int k = 0; k < NB; k++) begin
+      if (l == EmptyW'(k)) f_byte = d[DataW-1-8*k -: 8];
+    end
+  endfunction
 
   // The bits the stage may change in the k-th word: the telemetry bits
   // (hop_bit, cong_bit, the hop field: Resv6's low FieldW+2 bits) of BTH byte 4
@@ -1742,13 +1868,63 @@ module ibr_switch_stage #(
   logic [DataW-1:0] f_mask;
   always @(*) begin
     f_mask = '1;
-    if (f_tel) begin
-      if (f_glob) f_mask[FTelLo3 +: FieldW + 2] = '0;
-      else f_mask[FTelLo2 +: FieldW + 2] = '0;
+    if (Segmented) begin
+      f_mask = f_smask;
+    end else begin
+      if (f_tel) begin
+        if (f_glob) f_mask[FTelLo3 +: FieldW + 2] = '0;
+        else f_mask[FTelLo2 +: FieldW + 2] = '0;
+      end
+      if (f_vcrc) f_mask = f_mask & ~f_vcrc_bits(f_lane4);
     end
-    if (f_vcrc) f_mask = f_mask & ~f_vcrc_bits(f_lane4);
   end
 
+`ifdef IBR_PROP_A
+`define IBR_FORMAL_SEGCONG
+`endif
+`ifdef IBR_PROP_G
+`define IBR_FORMAL_SEGCONG
+`endif
+`ifdef IBR_FORMAL_SEGCONG
+  if (Segmented) begin : gen_seg_cong
+    // Segmented ((a) and (g)): each telemetry byte of the k-th beat's packets
+    // (A's, B's) takes one of the stage's two decisions of the beat (the
+    // first at head_lane0, the second at head_lane1), and no other lane does;
+    // a decision that takes the hop writes the congested bit of that byte's
+    // packet (A's: cong_i as A's sop beat was taken, an earlier cycle; B's:
+    // as this beat was).
+    logic       f_at_t, f_at_h, f_rep_t, f_rep_h, f_chg_t, f_chg_h;
+    logic [7:0] f_ob_t, f_ob_h;  // the bytes out at A's and B's byte-4 lanes
+    assign f_ob_t  = f_byte(out_data_o, f_ttl);
+    assign f_ob_h  = f_byte(out_data_o, f_htl);
+    assign f_at_t  = f_ttel && (head_tel && head_lane0 == f_ttl || head_tel2 && head_lane1 == f_ttl);
+    assign f_at_h  = f_htel && (head_tel && head_lane0 == f_htl || head_tel2 && head_lane1 == f_htl);
+    assign f_rep_t = head_tel && head_lane0 == f_ttl ? replace : head_tel2 && head_lane1 == f_ttl && replace2;
+    assign f_rep_h = head_tel && head_lane0 == f_htl ? replace : head_tel2 && head_lane1 == f_htl && replace2;
+    assign f_chg_t = f_ob_t != f_byte(f_word, f_ttl);
+    assign f_chg_h = f_ob_h != f_byte(f_word, f_htl);
+    always @(*) begin
+      if (f_past && rst_ni && f_k_out) begin
+        assert (f_at_t == f_ttel && f_at_h == f_htel);
+        if (head_tel) assert (f_ttel && head_lane0 == f_ttl || f_htel && head_lane0 == f_htl);
+        if (head_tel2) assert (f_ttel && head_lane1 == f_ttl || f_htel && head_lane1 == f_htl);
+        if (head_tel && head_tel2) assert (head_lane0 != head_lane1);
+        if (f_ttel && f_rep_t) assert (f_ob_t[FieldW] == f_tcong);
+        if (f_htel && f_rep_h) assert (f_ob_h[FieldW] == f_hcong);
+      end
+    end
+    always @(*) begin
+      // A shared beat with A's telemetry byte changed, one with B's, and (512
+      // bits, where one beat can hold both: at 256 none can) one with both.
+      cover (f_past && rst_ni && f_k_out && f_two && f_ttel && f_chg_t && f_rep_t && f_tcong != cong_i);
+      cover (f_past && rst_ni && f_k_out && f_two && f_htel && f_chg_h);
+    end
+    if (DataW == 512) begin : gen_cover_both
+      always @(*) cover (f_past && rst_ni && f_k_out && f_two && f_ttel && f_htel && f_chg_t && f_chg_h);
+    end
+  end
+`undef IBR_FORMAL_SEGCONG
+`endif
 `ifdef IBR_PROP_A
   // (a) The k-th output word is the k-th input word but for the bits f_mask
   // clears; and when it is a telemetry word whose hop the reservoir takes, its
@@ -1759,13 +1935,21 @@ module ibr_switch_stage #(
       assert (f_got);
       assert (((out_data_o ^ f_word) & f_mask) == '0);
       assert (out_sop_o == f_sop && out_eop_o == f_eop && (!f_eop || out_empty_o == f_empty));
-      if (f_tel && replace) assert ((f_glob ? out_data_o[FTelLo3 + FieldW] : out_data_o[FTelLo2 + FieldW]) == f_cong);
+      if (!Segmented && f_tel && replace) begin
+        assert ((f_glob ? out_data_o[FTelLo3 + FieldW] : out_data_o[FTelLo2 + FieldW]) == f_cong);
+      end
     end
   end
-  always @(*) begin
-    cover (f_past && rst_ni && f_k_out && f_tel && f_word[DataW-1 -: 32] != 32'd0);
-    cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4 == FGrpW'(NB / 4 - 1));
-    cover (f_past && rst_ni && f_k_out && f_tel && replace && f_cong != cong_i);
+  if (!Segmented) begin : gen_a_cover
+    always @(*) begin
+      cover (f_past && rst_ni && f_k_out && f_tel && f_word[DataW-1 -: 32] != 32'd0);
+      cover (f_past && rst_ni && f_k_out && f_vcrc && f_lane4 == FGrpW'(NB / 4 - 1));
+      cover (f_past && rst_ni && f_k_out && f_tel && replace && f_cong != cong_i);
+    end
+  end else begin : gen_a_seg
+    always @(*) begin
+      if (f_past && rst_ni && f_k_out && f_sop) assert (out_sop_seg_o == f_sseg);
+    end
   end
 `endif
 
@@ -1879,6 +2063,25 @@ module ibr_switch_stage #(
     cover (f_past && rst_ni && tel_done && field_in == FieldW'(CountMax));
     cover (f_past && rst_ni && tel_done && field_in != FieldW'(CountMax));
   end
+  if (Segmented) begin : gen_c_seg
+    // Segmented: the beat's second telemetry byte (B's) alike.
+    always @(*) begin
+      if (f_past && rst_ni && tel2_done) begin
+        if (!Sender) begin
+          if (gen_dec2.field_in2 == FieldW'(CountMax)) assert (field_new2 == gen_dec2.field_in2);
+          else assert (field_new2 == gen_dec2.field_in2 + FieldW'(1));
+        end else if (gen_dec2.field_in2 == {1'b1, {(FieldW-1){1'b0}}}) begin
+          assert (field_new2 == gen_dec2.field_in2);
+        end
+      end
+    end
+    // (A beat holds two telemetry bytes at 512 bits only: at 256 a packet
+    // whose byte 4 shares a beat with the next packet's is too long to end
+    // before that packet's segment.)
+    if (DataW == 512) begin : gen_c_cover2
+      always @(*) cover (f_past && rst_ni && tel2_done);
+    end
+  end
 `endif
 
 `ifdef IBR_PROP_D
@@ -1894,6 +2097,18 @@ module ibr_switch_stage #(
   always @(*) begin
     cover (f_past && rst_ni && tel_done && replace);
     cover (f_past && rst_ni && tel_done && !replace);
+  end
+  if (Segmented) begin : gen_d_seg
+    // Segmented: the beat's second telemetry byte (B's) alike, from the
+    // second decision.
+    always @(*) begin
+      if (f_past && rst_ni && tel2_done) begin
+        assert (byte4_new2 == alg8_ref(byte4_2, gen_dec2.zero2, hash2, dec2_cong));
+      end
+    end
+    if (DataW == 512) begin : gen_d_cover2  // (at 256 bits no beat holds two: (c))
+      always @(*) cover (f_past && rst_ni && tel2_done && replace2);
+    end
   end
 `endif
 
@@ -1922,7 +2137,17 @@ module ibr_switch_stage #(
   always @(posedge clk_i) begin
     if (f_past && $past(rst_ni) && rst_ni && $past(out_valid_o && !out_ready_i)) begin
       assert (out_valid_o && $stable(out_data_o & f_hold) && $stable(out_sop_o) && $stable(out_eop_o) &&
-              $stable(out_empty_o));
+              $stable(out_empty_o) && $stable(out_sop_seg_o));
+    end
+  end
+  if (Segmented) begin : gen_e_seg
+    // Segmented: the k-th beat leaves at the sop segment it came with, and a
+    // shared beat (A's eop and B's sop) passes.
+    always @(*) begin
+      if (f_past && rst_ni && f_k_out && f_sop) assert (out_sop_seg_o == f_sseg);
+    end
+    always @(*) begin
+      cover (f_past && rst_ni && f_k_out && f_two && f_sseg != '0);
     end
   end
   always @(*) begin
@@ -2062,7 +2287,8 @@ module ibr_switch_stage #(
   // counter, header registers and skid buffer agree with the ports' account,
   // for every packet length (the counter is 11 bits; frames reach 1024 words,
   // FMaxBeats beats).
-  if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_f_inv
+  // (Segmented beats: no induction; these describe one packet a beat.)
+  if (ReadyPath == ibr_pkg::ReadySkid && !Segmented) begin : gen_f_inv
     logic [63:0] f_last_lrh;
     assign f_last_lrh = f_last_data[DataW-1 -: 64];
     always @(*) begin
@@ -2156,7 +2382,7 @@ module ibr_switch_stage #(
   always @(*) begin
     if (f_past && rst_ni) begin
       if (!Wide && tel_done && replace) assert (out_data_o[FTelLo2 + FieldW] == f_tel_cong);
-      if (Wide && f_k_out && f_tel && replace) begin
+      if (Wide && !Segmented && f_k_out && f_tel && replace) begin
         assert ((f_glob ? out_data_o[FTelLo3 + FieldW] : out_data_o[FTelLo2 + FieldW]) == f_cong);
       end
     end
@@ -2212,7 +2438,7 @@ module ibr_switch_stage #(
     if (!Wide) begin
       cover (f_past && rst_ni && tel_done && replace && f_tel_cong);
       cover (f_past && rst_ni && tel_done && replace && !f_tel_cong);
-    end else begin
+    end else if (!Segmented) begin
       cover (f_past && rst_ni && f_k_out && f_tel && replace && f_cong);
       cover (f_past && rst_ni && f_k_out && f_tel && replace && !f_cong);
     end
