@@ -214,12 +214,14 @@ func TestSynthesisPage(t *testing.T) {
 				continue
 			}
 			compared++
-			if got, want := synthRow(s, c.Library), synthRow(r, c.Library); got != want && stale {
+			// As the campaign's rows are compared: OSU 0.18 um exactly, ASAP7
+			// within ABC's one-NAND2 wobble between runs of one netlist.
+			if err := compareCampaignRow(s, r, c.Library); err != nil && stale {
 				differ++
-				t.Logf("synthesis in %s gives\n\t%s\nthe stale docs/synthesis.md has\n\t%s", c.Library, got, want)
-			} else if got != want {
-				t.Errorf("synthesis in %s gives\n\t%s\ndocs/synthesis.md has\n\t%s\nregenerate it with "+
-					"go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md", c.Library, got, want)
+				t.Logf("the stale docs/synthesis.md: %v", err)
+			} else if err != nil {
+				t.Errorf("docs/synthesis.md: %v\nregenerate it with "+
+					"go run . verify --synth --synth-table docs/synthesis.md --synth-readme README.md", err)
 			}
 		}
 	}
