@@ -47,7 +47,7 @@ func CampaignSummary(p *CampaignPartial) ([]byte, error) {
 	def.Width = width
 	var (
 		rows          []*SynthStats
-		hashes, gens  []string
+		gens          []string
 		defRow, large *SynthStats
 	)
 	for _, s := range p.Rows {
@@ -56,9 +56,6 @@ func CampaignSummary(p *CampaignPartial) ([]byte, error) {
 			continue
 		}
 		rows = append(rows, s)
-		if !slices.Contains(hashes, s.Hash) {
-			hashes = append(hashes, s.Hash)
-		}
 		if !slices.Contains(gens, s.Generator) {
 			gens = append(gens, s.Generator)
 		}
@@ -72,6 +69,7 @@ func CampaignSummary(p *CampaignPartial) ([]byte, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("the campaign has no %s row at %d bits", ASAP7.Name, width)
 	}
+	hashes := hashesOf(rows)
 	entry := func(s *SynthStats) string {
 		c := s.In(ASAP7.Name)
 		return fmt.Sprintf("%.0f MHz, %.0f Gb/s, %d", *round(c.Timing.FmaxMHz, 0), *round(c.LineRateGbps, 1), latency[s.Config])
