@@ -86,32 +86,22 @@ func CampaignSummary(p *CampaignPartial) ([]byte, error) {
 	lc := large.In(ASAP7.Name)
 	fmt.Fprintf(&b, "- The largest, `%s`: %.0f um^2 (%.4f mm^2).\n\n", large.Config, *round(lc.AreaUM2, 1), *round(lc.AreaUM2, 1)/1e6)
 
-	b.WriteString("| hash \\ generator |")
-	for _, g := range gens {
-		fmt.Fprintf(&b, " %s |", g)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
-	for _, h := range hashes {
-		fmt.Fprintf(&b, "| %s |", h)
-		for _, g := range gens {
-			var area []string
-			var first *SynthStats
-			for _, s := range rows {
-				if s.Hash == h && s.Generator == g {
-					area = append(area, fmt.Sprintf("%.0f", *round(s.In(ASAP7.Name).AreaUM2, 1)))
-					if first == nil {
-						first = s
-					}
+	writeHashGenTable(&b, hashes, gens, func(h, g string) string {
+		var area []string
+		var first *SynthStats
+		for _, s := range rows {
+			if s.Hash == h && s.Generator == g {
+				area = append(area, fmt.Sprintf("%.0f", *round(s.In(ASAP7.Name).AreaUM2, 1)))
+				if first == nil {
+					first = s
 				}
 			}
-			cell := "-"
-			if first != nil {
-				cell = strings.Join(area, " / ") + ", " + entry(first)
-			}
-			fmt.Fprintf(&b, " %s |", cell)
 		}
-		b.WriteString("\n")
-	}
+		if first == nil {
+			return "-"
+		}
+		return strings.Join(area, " / ") + ", " + entry(first)
+	})
 	return []byte(b.String()), nil
 }
 

@@ -293,11 +293,9 @@ func JSONPath(page string) string {
 // sender-draws scheme has one hop field. Hashes and generators keep their
 // order in stats.
 func SynthesisSummary(stats []*SynthStats, libs []LibTools) []byte {
-	var hashes, gens []string
+	hashes := hashesOf(stats)
+	var gens []string
 	for _, s := range stats {
-		if !slices.Contains(hashes, s.Hash) {
-			hashes = append(hashes, s.Hash)
-		}
 		if !slices.Contains(gens, s.Generator) {
 			gens = append(gens, s.Generator)
 		}
@@ -334,25 +332,32 @@ func SynthesisSummary(stats []*SynthStats, libs []LibTools) []byte {
 		} else {
 			fmt.Fprintf(&b, "%s, area in um^2 (3-bit / 4-bit hop count), then the 3-bit fmax and line rate at %d bits:\n\n", l.Label, dataBitsOf(stats, l.Name))
 		}
-		b.WriteString("| hash \\ generator |")
-		for _, g := range gens {
-			fmt.Fprintf(&b, " %s |", g)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
-		for _, h := range hashes {
-			fmt.Fprintf(&b, "| %s |", h)
-			for _, g := range gens {
-				k := [2]string{h, g}
-				c := "-"
-				if len(area[k]) > 0 {
-					c = strings.Join(area[k], " / ") + ", " + fmax[k]
-				}
-				fmt.Fprintf(&b, " %s |", c)
+		writeHashGenTable(&b, hashes, gens, func(h, g string) string {
+			k := [2]string{h, g}
+			if len(area[k]) == 0 {
+				return "-"
 			}
-			b.WriteString("\n")
-		}
+			return strings.Join(area[k], " / ") + ", " + fmax[k]
+		})
 	}
 	return []byte(b.String())
+}
+
+// writeHashGenTable writes a summary's table: one row per hash, one column
+// per generator, each entry cell(hash, generator).
+func writeHashGenTable(b *strings.Builder, hashes, gens []string, cell func(h, g string) string) {
+	b.WriteString("| hash \\ generator |")
+	for _, g := range gens {
+		fmt.Fprintf(b, " %s |", g)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(gens)) + "\n")
+	for _, h := range hashes {
+		fmt.Fprintf(b, "| %s |", h)
+		for _, g := range gens {
+			fmt.Fprintf(b, " %s |", cell(h, g))
+		}
+		b.WriteString("\n")
+	}
 }
 
 // dataBitsOf is the width the stats' mappings to lib move per cycle (the
