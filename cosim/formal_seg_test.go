@@ -121,22 +121,7 @@ func runSegPlant(t *testing.T, dir, name string) {
 			continue
 		}
 		p, _ := PropertyByID(pl.id)
-		lib, err := verilog.Library()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", pl.old, pl.new); err != nil {
-			t.Fatal(err)
-		}
-		c := segFormalConfig(p, pl.width)
-		r, err := CheckProperty(context.Background(), filepath.Join(dir, "seg", "planted-"+name), lib, c, p, testFormalSegPlant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s (%s) planted %s: %s, %.1f s", r.Config, p.ID, name, r.Status(), r.Time.Seconds())
-		if !r.Failed || r.Step == 0 {
-			t.Errorf("%s (%s): the planted bug %s passed: %s", r.Config, p.ID, name, r.Status())
-		}
+		checkPlanted(t, filepath.Join(dir, "seg", "planted-"+name), segFormalConfig(p, pl.width), p, testFormalSegPlant, name, pl.old, pl.new)
 		return
 	}
 	t.Fatalf("no segmented plant %s", name)

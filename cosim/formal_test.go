@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,19 +96,38 @@ var formalPlants = map[string][][2]string{
 // formalPlant returns the library with the i-th planted bug of property id.
 func formalPlant(t *testing.T, id string, i int) []verilog.File {
 	t.Helper()
-	lib, err := verilog.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ps := formalPlants[id]
 	if i >= len(ps) {
 		t.Fatalf("no planted bug %d for property (%s)", i, id)
 	}
-	lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", ps[i][0], ps[i][1])
+	return plantedLibrary(t, ps[i][0], ps[i][1])
+}
+
+// plantedLibrary returns the library with old replaced by bug in the stage.
+func plantedLibrary(t *testing.T, old, bug string) []verilog.File {
+	t.Helper()
+	lib, err := verilog.Library()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", old, bug); err != nil {
+		t.Fatal(err)
+	}
 	return lib
+}
+
+// checkPlanted checks property p on c, in dir, with the stage's old replaced
+// by bug (the plant called name), and requires a counterexample.
+func checkPlanted(t *testing.T, dir string, c verilog.Config, p Property, o FormalOptions, name, old, bug string) {
+	t.Helper()
+	r, err := CheckProperty(context.Background(), dir, plantedLibrary(t, old, bug), c, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s (%s) planted %s: %s, %.1f s", r.Config, p.ID, name, r.Status(), r.Time.Seconds())
+	if !r.Failed || r.Step == 0 {
+		t.Errorf("%s (%s): the planted bug %s passed: %s", r.Config, p.ID, name, r.Status())
+	}
 }
 
 // TestFormalProofs: every property is proved by k-induction on its test
@@ -374,23 +394,9 @@ func TestFormalWide(t *testing.T) {
 		t.Run("planted-"+pl.id, func(t *testing.T) {
 			t.Parallel()
 			p, _ := PropertyByID(pl.id)
-			lib, err := verilog.Library()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", pl.old, pl.new); err != nil {
-				t.Fatal(err)
-			}
 			c := testFormalConfig(p)
 			c.Width = 512
-			r, err := CheckProperty(context.Background(), filepath.Join(dir, "wide", "planted-"+pl.id), lib, c, p, testFormalWide)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s (%s) planted %q: %s, %.1f s", r.Config, p.ID, pl.new, r.Status(), r.Time.Seconds())
-			if !r.Failed || r.Step == 0 {
-				t.Errorf("%s (%s): the planted bug %q passed: %s", r.Config, p.ID, pl.new, r.Status())
-			}
+			checkPlanted(t, filepath.Join(dir, "wide", "planted-"+pl.id), c, p, testFormalWide, strconv.Quote(pl.new), pl.old, pl.new)
 		})
 	}
 }
