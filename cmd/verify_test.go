@@ -14,6 +14,7 @@ import (
 
 	"ibreservoir/cosim"
 	"ibreservoir/internal/golden"
+	"ibreservoir/internal/markers"
 	"ibreservoir/verilog"
 )
 
@@ -32,23 +33,8 @@ func TestReadmeSynthesisSummary(t *testing.T) {
 	if len(stats) != len(verilog.Matrix()) {
 		t.Errorf("docs/synthesis.md has %d configurations, the RTL matrix %d", len(stats), len(verilog.Matrix()))
 	}
-	table := cosim.SynthesisSummary(stats, tools.Libs)
-	if *golden.Update {
-		if err := cosim.ReadmeSummary.Rewrite("../README.md", table); err != nil {
-			t.Fatal(err)
-		}
-	}
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := cosim.ReadmeSummary.Replace(readme, table)
-	if err != nil {
-		t.Fatalf("README.md: %v", err)
-	}
-	if d := cmp.Diff(string(want), string(readme)); d != "" {
-		t.Errorf("README.md's synthesis summary differs from docs/synthesis.md (go test ./cmd -run ReadmeSynthesis -update rewrites it) (-want +got):\n%s", d)
-	}
+	checkReadmeSection(t, cosim.ReadmeSummary, cosim.SynthesisSummary(stats, tools.Libs),
+		"synthesis summary differs from docs/synthesis.md (go test ./cmd -run ReadmeSynthesis -update rewrites it)")
 }
 
 // TestReadmeCampaignSummary checks that the README's summary of the
@@ -64,8 +50,16 @@ func TestReadmeCampaignSummary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("docs/synthesis-widths.md: %v", err)
 	}
+	checkReadmeSection(t, cosim.ReadmeCampaignSummary, table,
+		"summary of the campaign differs from docs/synthesis-widths.md (go test ./cmd -run ReadmeCampaign -update rewrites it)")
+}
+
+// checkReadmeSection requires the README's generated section sec to be
+// table (-update rewrites it); what says how it differs and how to mend it.
+func checkReadmeSection(t *testing.T, sec markers.Section, table []byte, what string) {
+	t.Helper()
 	if *golden.Update {
-		if err := cosim.ReadmeCampaignSummary.Rewrite("../README.md", table); err != nil {
+		if err := sec.Rewrite("../README.md", table); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,12 +67,12 @@ func TestReadmeCampaignSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := cosim.ReadmeCampaignSummary.Replace(readme, table)
+	want, err := sec.Replace(readme, table)
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
 	}
 	if d := cmp.Diff(string(want), string(readme)); d != "" {
-		t.Errorf("README.md's summary of the campaign differs from docs/synthesis-widths.md (go test ./cmd -run ReadmeCampaign -update rewrites it) (-want +got):\n%s", d)
+		t.Errorf("README.md's %s (-want +got):\n%s", what, d)
 	}
 }
 
