@@ -373,14 +373,7 @@ func TestSynthesisPagesAgree(t *testing.T) {
 	if stale {
 		t.Skipf("%s is stale: its 64-bit rows are not compared with docs/synthesis.md", CampaignPage)
 	}
-	md, err := os.ReadFile("../docs/synthesis.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, tools, err := ParseSynthesisMarkdown(md)
-	if err != nil {
-		t.Fatalf("docs/synthesis.md: %v", err)
-	}
+	_, rows, tools := readSynthesisPage(t)
 	if libLines(tools) != libLines(camp.Tools) || tools.String() != camp.Tools.String() {
 		t.Fatalf("docs/synthesis.md was made with %s %v, %s with %s %v: make both again with the same tools", tools, tools.Libs, CampaignPage, camp.Tools, camp.Tools.Libs)
 	}

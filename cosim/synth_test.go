@@ -144,6 +144,20 @@ func TestReadyPath(t *testing.T) {
 	}
 }
 
+// readSynthesisPage reads docs/synthesis.md and its rows and tools.
+func readSynthesisPage(t *testing.T) ([]byte, []*SynthStats, SynthTools) {
+	t.Helper()
+	page, err := os.ReadFile("../docs/synthesis.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, tools, err := ParseSynthesisMarkdown(page)
+	if err != nil {
+		t.Fatalf("docs/synthesis.md: %v", err)
+	}
+	return page, rows, tools
+}
+
 // TestSynthesisPage requires docs/synthesis.md to give, for the configurations
 // synthesized here, the figures this run measures, and docs/synthesis.json
 // to be the page's figures, so that neither can go stale when the RTL
@@ -154,14 +168,7 @@ func TestReadyPath(t *testing.T) {
 const staleMark = "**Stale:**"
 
 func TestSynthesisPage(t *testing.T) {
-	page, err := os.ReadFile("../docs/synthesis.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, pageTools, err := ParseSynthesisMarkdown(page)
-	if err != nil {
-		t.Fatalf("docs/synthesis.md: %v", err)
-	}
+	page, rows, pageTools := readSynthesisPage(t)
 	if len(rows) != len(verilog.Matrix()) {
 		t.Errorf("docs/synthesis.md has %d configurations, the matrix %d", len(rows), len(verilog.Matrix()))
 	}
@@ -443,14 +450,7 @@ func TestLightMapping(t *testing.T) {
 		t.Skip("IBR_LIGHT_SYNTH=<configurations> runs the synthesis")
 	}
 	testtool.Need(t, "yosys", "sta")
-	page, err := os.ReadFile("../docs/synthesis.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _, err := ParseSynthesisMarkdown(page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rows, _ := readSynthesisPage(t)
 	byName := map[string]*SynthStats{}
 	for _, r := range rows {
 		byName[r.Config] = r
