@@ -320,12 +320,9 @@ func checkFormalFlags(o verifyOptions, given func(...string) string) error {
 	if f := given(append(rtlFlagNames, "depth", "hash-latency")...); f != "" && o.Configs != "flags" {
 		return fmt.Errorf("%s has no effect with --formal --configs %s: the RTL flags choose the configuration of --configs flags", f, formalSpec(o))
 	}
-	if props, _ := formalProps(o.FormalProps); o.given["formal-props"] && o.Width != verilog.DefaultWidth {
+	if props, _ := formalProps(o.FormalProps); o.given["formal-props"] && o.Segmented {
 		for _, p := range props {
-			if p.WideRefused != "" {
-				return fmt.Errorf("--formal-props %s at --width %d: (%s) %s; leave it out, or check it at 64-bit beats", o.FormalProps, o.Width, p.ID, p.WideRefused)
-			}
-			if o.Segmented && p.SegRefused != "" {
+			if p.SegRefused != "" {
 				return fmt.Errorf("--formal-props %s with --segmented: (%s) %s; leave it out, or check it without --segmented", o.FormalProps, p.ID, p.SegRefused)
 			}
 		}
@@ -797,20 +794,11 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// A property the solvers do not decide at wide beats is left out by
-	// default (named in --formal-props, checkFormalFlags refuses it).
+	// A property not checked on segmented beats is left out by default
+	// (named in --formal-props, checkFormalFlags refuses it).
 	wideOut := map[string]bool{}
-	if o.Width != verilog.DefaultWidth {
-		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool { // (props may be cosim.Properties)
-			if p.WideRefused != "" {
-				wideOut[p.ID] = true
-				fmt.Fprintf(w, "formal: (%s) not checked at %d-bit beats: %s\n", p.ID, o.Width, p.WideRefused)
-			}
-			return p.WideRefused != ""
-		})
-	}
 	if o.Segmented {
-		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool {
+		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool { // (props may be cosim.Properties)
 			if p.SegRefused != "" {
 				wideOut[p.ID] = true
 				fmt.Fprintf(w, "formal: (%s) not checked on segmented beats: %s\n", p.ID, p.SegRefused)

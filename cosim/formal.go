@@ -62,6 +62,21 @@ type Property struct {
 	// Lemma names a combinational module the property rests on, proved
 	// first for every input (an assert that must hold: its check is complete).
 	Lemma string
+	// WideLemma names a further such module, parameterized by the beat
+	// width DataW, that the property rests on at beats wider than 64 bits,
+	// proved there after Lemma.
+	WideLemma string
+	// WideUF: at beats wider than 64 bits, every full-width CRC step
+	// (ibr_crc16_bytes of a whole beat, in the stage and in the monitors
+	// alike) is replaced by one uninterpreted function of its register and
+	// bytes (the formal-only ibr_crc16_f<W>, retyped by Yosys's chtype),
+	// and the bounded check, the induction and the covers run z3 on that
+	// model. Sound: a property that holds for every function there holds
+	// for the CRC. The monitors then state which bytes each CRC covers by
+	// ibr_crc16_bytes_end, which WideLemma ties to the CRC's definition;
+	// the solver follows bytes, registers and tags, not XOR trees of 16 to
+	// 64 bytes (which no solver here decides in hours).
+	WideUF bool
 	// HashLemma: the property rests on ibr_hash_lemma (ibr_link_pre and
 	// ibr_hash compute docs/spec.md's d and H(id, d)), proved first for the
 	// configuration's hash and link encoding, for every input, by z3 (whose
@@ -77,11 +92,6 @@ type Property struct {
 	// decision, where a wider one keeps a ring of them; its induction is not
 	// attempted there. Empty: the property takes induction at every width.
 	Wide string
-	// WideRefused says why the property is not checked at all at beats
-	// wider than 64 bits (CheckProperty refuses it there; verify --formal
-	// leaves it out, or refuses it when --formal-props names it). Its
-	// monitors are written for every width; the solver is what fails.
-	WideRefused string
 	// CoverCut are further cut points for the covers alone (of a property
 	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
 	// the covers, without the asserts the cuts would break): z3 takes
@@ -151,8 +161,10 @@ var Properties = []Property{
 		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
 		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
-		WideRefused: "CryptoMiniSat does not decide its check over the wide beats' CRC trees in reasonable time (4 clocks at 128 bits, the base of its induction: no answer after 20 minutes, 6 of them CPU, on a loaded machine); the co-simulation checks every outgoing VCRC at every width",
-		CoverCut:    concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
+		WideLemma: "ibr_crc16_bytes_end_lemma", WideUF: true,
+		Wide:       "its strengthening invariants tie the reference registers to the 64-bit stage's; at wider beats (the full-width steps uninterpreted) the induction does not close on them (at 128 bits z3 finds a 4-step counterexample from an unreachable state in 3.5 minutes)",
+		SegRefused: "its wide monitors follow one packet's CRC a beat (ibr_crc16_bytes_end, one full-width step), where a segmented beat's CRC is ibr_crc16_seg's per-slot trees shared by the tail and the head; the uninterpreted function that stands for the full-width step does not describe those, and restating the two packets' registers on the ports is more than the monitor's change. The co-simulation checks every outgoing VCRC on segmented beats (TestSegmented, TestScoreboardSegmented)",
+		CoverCut:   concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, SegDepth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
@@ -312,9 +324,6 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 			return nil, fmt.Errorf("cosim: %s is not installed (run scripts/setup.sh): %w", tool, err)
 		}
 	}
-	if p.WideRefused != "" && c.DataW() != verilog.DefaultWidth {
-		return nil, fmt.Errorf("cosim: (%s) at %d-bit beats: %s", p.ID, c.DataW(), p.WideRefused)
-	}
 	if p.SegRefused != "" && c.Segmented {
 		return nil, fmt.Errorf("cosim: (%s) on segmented beats: %s", p.ID, p.SegRefused)
 	}
@@ -353,16 +362,21 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	}
 	model := filepath.Join(dir, "model.smt2")
 	aig, aim := filepath.Join(dir, "model.aig"), filepath.Join(dir, "model.aim")
-	script := []string{
-		fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -D%s -I %s %s", p.Define, dir, strings.Join(srcs, " ")),
-		"prep -top " + c.Module(), "flatten",
+	uf := p.WideUF && c.DataW() != verilog.DefaultWidth
+	script := []string{fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -D%s -I %s %s", p.Define, dir, strings.Join(srcs, " "))}
+	if uf {
+		script = append(script, "design -save ibr_lib", "prep -top "+c.Module())
+		script = append(script, crcRetype(c.DataW())...)
+	} else {
+		script = append(script, "prep -top "+c.Module())
 	}
+	script = append(script, "flatten")
 	if cuts != "" {
 		script = append(script, "cutpoint"+cuts)
 	}
 	script = append(script, "async2sync", "dffunmap", "opt_clean")
 	smt2 := []string{"write_smt2 -wires " + model}
-	if len(p.CoverCut) > 0 { // the SMT-LIB model is the covers' alone
+	if len(p.CoverCut) > 0 && !uf { // the SMT-LIB model is the covers' alone
 		smt2 = []string{"design -save checked", "cutpoint w:" + strings.Join(p.CoverCut, " w:"), "chformal -assert -remove",
 			smt2[0], "design -load checked"}
 	}
@@ -380,7 +394,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	// properties, ABC (bmc3, or CryptoMiniSat for a CRC property) on the
 	// AIGER file for the others.
 	stream := p.Stream || p.WideBMC && c.DataW() != verilog.DefaultWidth
-	z3Base := p.Induction && !stream && !p.CRC
+	z3Base := p.Induction && !stream && (!p.CRC || uf)
 	if !z3Base {
 		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
@@ -404,13 +418,28 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		}
 		r.LemmaTime = time.Since(t0)
 	}
-	if p.Lemma != "" {
-		ok, err := proveLemma(ctx, dir, srcs, p.Lemma)
+	lemmas := [][2]string{{p.Lemma, ""}}
+	if w := c.DataW(); p.WideLemma != "" && w != verilog.DefaultWidth {
+		// Each tag value apart (ibr_crc16_bytes_end_lemma): a beat, and an
+		// eop beat with its VCRC in each 4-byte group.
+		lemmas = append(lemmas, [2]string{p.WideLemma, fmt.Sprintf("-set DataW %d -set Eop 0 -set J 0", w)})
+		for j := 0; j < w/32; j++ {
+			lemmas = append(lemmas, [2]string{p.WideLemma, fmt.Sprintf("-set DataW %d -set Eop 1 -set J %d", w, j)})
+		}
+	}
+	for _, l := range lemmas {
+		if l[0] == "" {
+			continue
+		}
+		ok, err := proveLemma(ctx, dir, srcs, l[0], l[1])
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
 		}
 		if !ok {
-			r.Failed, r.Where, r.Time = true, "lemma "+p.Lemma, time.Since(t0)
+			r.Failed, r.Where, r.Time = true, "lemma "+l[0], time.Since(t0)
+			if l[1] != "" {
+				r.Where += " (" + strings.ReplaceAll(strings.TrimPrefix(l[1], "-set "), " -set ", ", ") + ")"
+			}
 			return r, nil
 		}
 		r.LemmaTime = time.Since(t0)
@@ -421,8 +450,15 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	}
 	// z3 stalls on the SMT-LIB datatypes of the incremental encoding of a
 	// model this size; --unroll gives it plain terms.
+	bmcArgs := []string{"-s", "z3", "--unroll"}
+	if uf {
+		if err := declareCRCFunctions(model); err != nil {
+			return nil, err
+		}
+		bmcArgs = append(bmcArgs, "--logic", "QF_AUFBV")
+	}
 	smtbmc := func(args ...string) (string, bool, error) {
-		out, err := runTool(ctx, dir, "yosys-smtbmc", append([]string{"-s", "z3", "--unroll"}, append(args, model)...)...)
+		out, err := runTool(ctx, dir, "yosys-smtbmc", append(bmcArgs, append(args, model)...)...)
 		switch {
 		case strings.Contains(out, "Status: PASSED"):
 			return out, true, nil
@@ -491,7 +527,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.BMCTime = time.Since(t1)
 	if induction {
 		t2 := time.Now()
-		if p.CRC {
+		if p.CRC && !uf {
 			ok, err = cmsInduction(ctx, dir, aig, o.Induction)
 			if err != nil {
 				err = fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
@@ -702,29 +738,92 @@ endmodule
 	return false, fmt.Errorf("yosys-smtbmc on ibr_hash_lemma: no status line (%v)\n%s", err, tail(out, 30))
 }
 
-// proveLemma proves the combinational module lemma of the library sources
-// srcs: its asserts hold for every input (CryptoMiniSat finds the miter
-// unsatisfiable); false if some input breaks one.
-func proveLemma(ctx context.Context, dir string, srcs []string, lemma string) (bool, error) {
-	aig, cnf := filepath.Join(dir, "lemma.aig"), filepath.Join(dir, "lemma.cnf")
-	script := []string{
-		fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -I %s %s", dir, strings.Join(srcs, " ")),
-		"prep -top " + lemma, "flatten", "setundef -anyseq", "techmap", "opt -fast", "aigmap", "opt_clean",
-		"write_aiger -B " + aig,
+// crcWidths are the beat widths of the formal-only uninterpreted CRC
+// steps ibr_crc16_f<W> (ibr_crc16_bytes_lemma.sv).
+var crcWidths = []int{128, 256, 512}
+
+// crcRetype are the Yosys commands, after prep and before flatten, that
+// put ibr_crc16_f<W> in place of every full-width CRC step of a design of
+// width-bit beats (Property.WideUF): the step, ibr_crc16_bytes of width/8
+// bytes, is retyped, and the blackbox is copied back from the library as
+// read (saved as ibr_lib: prep removed it, since nothing instantiates it).
+func crcRetype(width int) []string {
+	step := fmt.Sprintf(`$paramod\ibr_crc16_bytes\NBytes=s32'%032b`, width/8)
+	f := fmt.Sprintf("ibr_crc16_f%d", width)
+	return []string{fmt.Sprintf("chtype -map %s %s", step, f), "design -copy-from ibr_lib =" + f}
+}
+
+// declareCRCFunctions puts the declarations of the uninterpreted functions
+// ibr_crc16_f<W> (a 16-bit register and W bits to 16 bits) before the
+// SMT-LIB model file, whose blackboxes of that name apply them. (Their
+// sorts are named: yosys-smtbmc's unrolling reads a declaration's argument
+// sorts as names.)
+func declareCRCFunctions(model string) error {
+	b, err := os.ReadFile(model)
+	if err != nil {
+		return err
 	}
+	var d bytes.Buffer
+	d.WriteString("(define-sort |ibr_bv16| () (_ BitVec 16))\n")
+	for _, w := range crcWidths {
+		fmt.Fprintf(&d, "(define-sort |ibr_bv%d| () (_ BitVec %d))\n", w, w)
+		fmt.Fprintf(&d, "(declare-fun |ibr_crc16_f%d| (|ibr_bv16| |ibr_bv%d|) |ibr_bv16|)\n", w, w)
+	}
+	return os.WriteFile(model, append(d.Bytes(), b...), 0o644)
+}
+
+// proveLemma proves the combinational module lemma of the library sources
+// srcs (its parameters set by chparam's options params, unless empty): its
+// asserts hold for every input (CryptoMiniSat finds the miter, written with
+// the netlist's XORs as XOR clauses by writeXORCNF, unsatisfiable); false
+// if some input breaks one.
+func proveLemma(ctx context.Context, dir string, srcs []string, lemma, params string) (bool, error) {
+	netlist, cnf := filepath.Join(dir, "lemma.json"), filepath.Join(dir, "lemma.cnf")
+	script := []string{fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -I %s %s", dir, strings.Join(srcs, " "))}
+	if params != "" {
+		script = append(script, fmt.Sprintf("chparam %s %s", params, lemma))
+	}
+	script = append(script, "prep -top "+lemma, "flatten", "hierarchy -top "+lemma+" -purge_lib", "techmap", "opt -fast", "opt_clean",
+		"write_json "+netlist)
 	if out, err := runTool(ctx, dir, "yosys", "-q", "-p", strings.Join(script, "; ")); err != nil {
 		return false, fmt.Errorf("yosys -formal of lemma %s: %w\n%s", lemma, err, tail(out, 30))
 	}
-	if out, err := runTool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_aiger %s; strash; write_cnf %s", aig, cnf)); err != nil {
-		return false, fmt.Errorf("yosys-abc on lemma %s: %w\n%s", lemma, err, tail(out, 30))
+	if err := xorCNFFile(netlist, cnf); err != nil {
+		return false, fmt.Errorf("lemma %s: %w", lemma, err)
 	}
 	return cmsUnsat(ctx, dir, cnf)
 }
 
+// xorCNFFile writes the netlist file netlist as the CNF file cnf
+// (writeXORCNF).
+func xorCNFFile(netlist, cnf string) error {
+	in, err := os.Open(netlist)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(cnf)
+	if err != nil {
+		return err
+	}
+	if err := writeXORCNF(in, out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// gaussArgs lift CryptoMiniSat's limits on the XOR matrices its Gaussian
+// elimination takes (2,000 rows and 1,000 columns by default): a CRC tree
+// over 64 bytes and its restatement make a matrix of about 1,700 x 2,200,
+// which it then decides in a fraction of a second, and without which it
+// searches for hours.
+var gaussArgs = []string{"--maxmatrixrows", "1000000", "--maxmatrixcols", "1000000", "--maxxormat", "1000000000"}
+
 // cmsUnsat runs CryptoMiniSat on the CNF file cnf: true if unsatisfiable.
 // (It exits with 10 or 20, so its answer is read from its status line.)
 func cmsUnsat(ctx context.Context, dir, cnf string) (bool, error) {
-	out, err := runTool(ctx, dir, "cryptominisat5", "--verb", "0", cnf)
+	out, err := runTool(ctx, dir, "cryptominisat5", append([]string{"--verb", "0"}, append(gaussArgs, cnf)...)...)
 	switch {
 	case Interrupted(err):
 		return false, err

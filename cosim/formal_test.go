@@ -400,3 +400,54 @@ func TestFormalWide(t *testing.T) {
 		})
 	}
 }
+
+// TestFormalWideVCRC: at 128-bit beats, (b) holds to its bounded depth
+// with every full-width CRC step uninterpreted (Property.WideUF), after
+// ibr_crc16_bytes_end_lemma is proved for each tag value; a corrupt packet
+// laundered with a fresh VCRC fails it with a counterexample; and a rewind
+// matrix off by four bytes (the VCRC in the beat's third group from its
+// end) fails the lemma, before any sequential check.
+func TestFormalWideVCRC(t *testing.T) {
+	needFormal(t)
+	dir := workDir(t, "formal")
+	p, _ := PropertyByID("b")
+	c := testFormalConfig(p)
+	c.Width = 128
+	o := DefaultFormal
+	t.Run("ok", func(t *testing.T) {
+		t.Parallel()
+		lib, err := verilog.Library()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := CheckProperty(context.Background(), filepath.Join(dir, "wide", "ok-b"), lib, c, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s (%s): %s, %d covers, %.1f s (%s)", r.Config, p.ID, r.Status(), r.Covers, r.Time.Seconds(), r.Phases())
+		if r.Failed || r.Depth != p.DepthAt(c.DataW()) || r.NoInduction == "" {
+			t.Errorf("%s (%s): %s; want it bounded to %d clocks, the induction not attempted", r.Config, p.ID, r.Status(), p.DepthAt(c.DataW()))
+		}
+	})
+	t.Run("planted-laundered", func(t *testing.T) {
+		t.Parallel()
+		checkPlanted(t, filepath.Join(dir, "wide", "planted-b"), c, p, o, "laundered", "assign vcrc = crc_end ^ {16{!head_bad}};\n    // The VCRC, least-significant byte first", "assign vcrc = ~crc_end;\n    // The VCRC, least-significant byte first")
+	})
+	t.Run("planted-rewind", func(t *testing.T) {
+		lib, err := verilog.Library()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lib, err = verilog.Patch(lib, "ibr_crc16_bytes_end.sv", "vcrc_rewind(4 * (k + 1))", "vcrc_rewind(4 * (k + 1) + (k == 2 ? 4 : 0))"); err != nil {
+			t.Fatal(err)
+		}
+		r, err := CheckProperty(context.Background(), filepath.Join(dir, "wide", "planted-rewind"), lib, c, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s (%s) with a wrong rewind: %s, %.1f s", r.Config, p.ID, r.Status(), r.Time.Seconds())
+		if want := "lemma ibr_crc16_bytes_end_lemma (DataW 128, Eop 1, J 2)"; !r.Failed || r.Where != want {
+			t.Errorf("a wrong rewind matrix: %s, want the lemma to fail: %s", r.Status(), want)
+		}
+	})
+}

@@ -1962,8 +1962,9 @@ module ibr_switch_stage #(
   // four before lanes 4-5, or none before lanes 0-1), in steps of four bytes
   // by ibr_crc16_bytes, which its lemma (ibr_crc16_bytes_lemma, proved before
   // this property) shows equal to the bit-serial CRC-16 of IBA Vol. 1 7.8.2:
-  // a chain of NB/4 steps, not the stage's one masked step and rewind, so
-  // at DataW > 64 the rewind (ibr_pkg::vcrc_rewind) is checked too. Each side
+  // at 64 bits a chain of two steps; wider, ibr_crc16_bytes_end, which
+  // ibr_crc16_bytes_end_lemma shows equal to a chain of NB/4 steps (so the
+  // stage's masked step and rewind, ibr_pkg::vcrc_rewind, are checked). Each side
   // finds the VCRC from its own eop and empty tags; whether a packet was
   // sound is kept by packet number (at most a few packets are ever inside
   // the stage). f_crc_before(cs, base, g) is the CRC before group g of a
@@ -1986,26 +1987,41 @@ module ibr_switch_stage #(
   logic              f_out_is_vcrc;
   logic [FGrpW-1:0]  f_out_lane4;
   assign f_in_base = in_sop_i ? 16'hffff : f_in_crc;
-  assign f_in_chain = {f_in_cs, f_in_base};
-  for (genvar j = 0; j < NB / 4; j++) begin : gen_f_in_crc
-    ibr_crc16_bytes #(.NBytes(4)) f_u_in (
-      .crc_i(f_in_chain[16*j +: 16]), .data_i(in_data_i[DataW-1-32*j -: 32]), .crc_o(f_in_cs[16*j +: 16])
+  if (!Wide) begin : gen_f_next64
+    assign f_in_chain = {f_in_cs, f_in_base};
+    assign f_out_chain = {f_out_cs, f_out_base};
+    for (genvar j = 0; j < NB / 4; j++) begin : gen_f_crc
+      ibr_crc16_bytes #(.NBytes(4)) f_u_in (
+        .crc_i(f_in_chain[16*j +: 16]), .data_i(in_data_i[DataW-1-32*j -: 32]), .crc_o(f_in_cs[16*j +: 16])
+      );
+      ibr_crc16_bytes #(.NBytes(4)) f_u_out (
+        .crc_i(f_out_chain[16*j +: 16]), .data_i(out_data_o[DataW-1-32*j -: 32]), .crc_o(f_out_cs[16*j +: 16])
+      );
+    end
+    assign f_in_next = !f_is_vcrc ? f_in_cs[8*NB/2-1 -: 16] : f_crc_before(f_in_cs, f_in_base, f_vgrp_in);
+    assign f_out_next = !f_out_is_vcrc ? f_out_cs[8*NB/2-1 -: 16] : f_crc_before(f_out_cs, f_out_base, f_out_lane4);
+  end else begin : gen_f_next_wide
+    // Wider beats: the chain is restated once, in ibr_crc16_bytes_end_lemma,
+    // which shows ibr_crc16_bytes_end equal to it for every input; here the
+    // reference registers take ibr_crc16_bytes_end of each side's own
+    // bytes, eop and empty. The check (verify --formal) then puts one
+    // uninterpreted function in place of every full-width step in the stage
+    // and here alike (ibr_crc16_f<W>), so the solver follows which bytes
+    // each CRC covers and when, not the trees: the property holding for
+    // every such function holds for the CRC.
+    ibr_crc16_bytes_end #(.DataW(DataW)) f_u_in_end (
+      .crc_i(f_in_base), .data_i(in_data_i), .eop_i(f_is_vcrc), .empty_i(in_empty_i), .crc_o(f_in_next), .got_o()
+    );
+    ibr_crc16_bytes_end #(.DataW(DataW)) f_u_out_end (
+      .crc_i(f_out_base), .data_i(out_data_o), .eop_i(f_out_is_vcrc), .empty_i(out_empty_o), .crc_o(f_out_next), .got_o()
     );
   end
-  assign f_in_next = !f_is_vcrc ? f_in_cs[8*NB/2-1 -: 16] : f_crc_before(f_in_cs, f_in_base, f_vgrp_in);
   // A VCRC, least-significant byte first, at lane 0 or 4 (64 bits).
   assign f_in_vcrc = f_vcrc_of(in_data_i, f_vgrp_in);
 
   assign f_out_is_vcrc = out_eop_o;
   assign f_out_lane4   = f_vcrc_grp(out_empty_o);
   assign f_out_base    = out_sop_o ? 16'hffff : f_out_crc;
-  assign f_out_chain = {f_out_cs, f_out_base};
-  for (genvar j = 0; j < NB / 4; j++) begin : gen_f_out_crc
-    ibr_crc16_bytes #(.NBytes(4)) f_u_out (
-      .crc_i(f_out_chain[16*j +: 16]), .data_i(out_data_o[DataW-1-32*j -: 32]), .crc_o(f_out_cs[16*j +: 16])
-    );
-  end
-  assign f_out_next = !f_out_is_vcrc ? f_out_cs[8*NB/2-1 -: 16] : f_crc_before(f_out_cs, f_out_base, f_out_lane4);
   assign f_out_vcrc = f_vcrc_of(out_data_o, f_out_lane4);
 
   always @(posedge clk_i or negedge rst_ni) begin
@@ -2467,25 +2483,36 @@ module ibr_switch_stage #(
   end
   if (ReadyPath == ibr_pkg::ReadySkid) begin : gen_b_inv
     // The check slot 0 will make of the skid buffer's word, after its own
-    // word's (icrc8): the CRC before its VCRC and over all its bytes, by the
-    // monitors' chain of 4-byte steps (at 64 bits: its first four bytes and
-    // all eight).
+    // word's (icrc8): the CRC before its VCRC and over all its bytes, as
+    // the monitors restate it (at 64 bits the chain of 4-byte steps, its
+    // first four bytes and all eight; wider, ibr_crc16_bytes_end).
     logic [15:0]        f_sk_base, f_sk_c8, f_sk_vcrc, f_sk_got;
-    logic [8*NB/2-1:0]  f_sk_cs;
-    logic [8*NB/2+15:0] f_sk_chain;
     logic [DataW-1:0]   f_sk_data;
     logic [FGrpW-1:0]   f_sk_lane4;
     assign f_sk_data  = gen_skid.skid_data_q;
     assign f_sk_lane4 = f_vcrc_grp(gen_skid.skid_empty_q);
     assign f_sk_base  = gen_skid.skid_sop_q ? 16'hffff : icrc8;
-    assign f_sk_chain = {f_sk_cs, f_sk_base};
-    for (genvar j = 0; j < NB / 4; j++) begin : gen_f_sk_crc
-      ibr_crc16_bytes #(.NBytes(4)) f_u_sk (
-        .crc_i(f_sk_chain[16*j +: 16]), .data_i(f_sk_data[DataW-1-32*j -: 32]), .crc_o(f_sk_cs[16*j +: 16])
+    if (!Wide) begin : gen_f_sk64
+      logic [8*NB/2-1:0]  f_sk_cs;
+      logic [8*NB/2+15:0] f_sk_chain;
+      assign f_sk_chain = {f_sk_cs, f_sk_base};
+      for (genvar j = 0; j < NB / 4; j++) begin : gen_f_sk_crc
+        ibr_crc16_bytes #(.NBytes(4)) f_u_sk (
+          .crc_i(f_sk_chain[16*j +: 16]), .data_i(f_sk_data[DataW-1-32*j -: 32]), .crc_o(f_sk_cs[16*j +: 16])
+        );
+      end
+      assign f_sk_c8   = f_sk_cs[8*NB/2-1 -: 16];
+      assign f_sk_vcrc = ~f_crc_before(f_sk_cs, f_sk_base, f_sk_lane4);
+    end else begin : gen_f_sk_wide
+      // (Each is read only when the word is, or is not, its packet's last.)
+      logic [15:0] f_sk_end;
+      ibr_crc16_bytes_end #(.DataW(DataW)) f_u_sk_end (
+        .crc_i(f_sk_base), .data_i(f_sk_data), .eop_i(gen_skid.skid_eop_q), .empty_i(gen_skid.skid_empty_q),
+        .crc_o(f_sk_end), .got_o()
       );
+      assign f_sk_c8   = f_sk_end;
+      assign f_sk_vcrc = ~f_sk_end;
     end
-    assign f_sk_c8   = f_sk_cs[8*NB/2-1 -: 16];
-    assign f_sk_vcrc = ~f_crc_before(f_sk_cs, f_sk_base, f_sk_lane4);
     assign f_sk_got  = f_vcrc_of(f_sk_data, f_sk_lane4);
     // Each slot's packet number, the skid buffer's, the one after the last
     // word inside; whether each sop follows its predecessor's eop.
