@@ -88,9 +88,10 @@ type Property struct {
 	Bounded string
 	// Wide says why a property with Induction is checked to a depth only at
 	// beats wider than 64 bits (verilog.Config.Width): its strengthening
-	// invariants describe the 64-bit stage, which holds one pending
-	// decision, where a wider one keeps a ring of them; its induction is not
-	// attempted there. Empty: the property takes induction at every width.
+	// invariants describe the 64-bit stage (for (a), (e) and (g) its one
+	// pending decision, where a wider one keeps a ring of them); its
+	// induction is not attempted there. Empty: the property takes induction
+	// at every width.
 	Wide string
 	// CoverCut are further cut points for the covers alone (of a property
 	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
