@@ -4,6 +4,7 @@ package cosim
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,4 +54,22 @@ x7 5 6 0
 			t.Errorf("%s: %v, want an error with %q", c.netlist, err, c.err)
 		}
 	}
+}
+
+// FuzzXORCNF: any input is converted or refused with an error, never a
+// panic; a CNF written has its header's clause count.
+func FuzzXORCNF(f *testing.F) {
+	f.Add(`{"modules": {"top": {"cells": {"z": {"type": "$assert", "connections": {"A": [2], "EN": ["1"]}}}}}}`)
+	f.Add(`{"modules": {"top": {"cells": {"g": {"type": "$_MUX_", "connections": {"A": [2], "B": ["x"], "S": [3], "Y": [4]}}, "z": {"type": "$assume", "connections": {"A": [4], "EN": ["0"]}}}}}}`)
+	f.Fuzz(func(t *testing.T, netlist string) {
+		var out bytes.Buffer
+		if err := writeXORCNF(strings.NewReader(netlist), &out); err != nil {
+			return
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		var vars, clauses int
+		if _, err := fmt.Sscanf(lines[0], "p cnf %d %d", &vars, &clauses); err != nil || clauses != len(lines)-1 {
+			t.Errorf("header %q with %d clauses", lines[0], len(lines)-1)
+		}
+	})
 }
