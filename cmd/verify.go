@@ -80,8 +80,8 @@ configurations --configs leaves out, for a run of new or changed ones. With
 (docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and
 CryptoMiniSat (bounded checks) on the configurations of --configs (default
 formal: the formal configurations; flags, all or names as for the
-co-simulation) at the beats --width and --segmented set ((b) at 64 bits
-only; on segmented beats the properties docs/rtl.md lists), and says
+co-simulation) at the beats --width and --segmented set (on segmented
+beats the properties docs/rtl.md lists), and says
 of each whether it is proved by k-induction or checked only to a bounded
 depth, and to which.
 
