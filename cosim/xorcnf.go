@@ -128,28 +128,20 @@ func writeXORCNF(r io.Reader, w io.Writer) error {
 					y = -y
 				}
 				xor(y, a, b)
-			case "$_AND_", "$_NAND_", "$_ANDNOT_":
+			case "$_AND_", "$_NAND_", "$_ANDNOT_", "$_OR_", "$_NOR_", "$_ORNOT_":
 				a, b, y := ports[0], ports[1], ports[2]
-				if c.Type == "$_NAND_" {
+				if c.Type == "$_NAND_" || c.Type == "$_NOR_" {
 					y = -y
 				}
-				if c.Type == "$_ANDNOT_" {
+				if c.Type == "$_ANDNOT_" || c.Type == "$_ORNOT_" {
 					b = -b
+				}
+				if c.Type == "$_OR_" || c.Type == "$_NOR_" || c.Type == "$_ORNOT_" {
+					a, b, y = -a, -b, -y // y = a OR b is NOT y = NOT a AND NOT b
 				}
 				cl(-y, a)
 				cl(-y, b)
 				cl(y, -a, -b)
-			case "$_OR_", "$_NOR_", "$_ORNOT_":
-				a, b, y := ports[0], ports[1], ports[2]
-				if c.Type == "$_NOR_" {
-					y = -y
-				}
-				if c.Type == "$_ORNOT_" {
-					b = -b
-				}
-				cl(y, -a)
-				cl(y, -b)
-				cl(-y, a, b)
 			case "$_MUX_":
 				a, b, s, y := ports[0], ports[1], ports[2], ports[3]
 				cl(-s, -b, y)
