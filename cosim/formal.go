@@ -69,9 +69,9 @@ type Property struct {
 	// WideUF: at beats wider than 64 bits, every full-width CRC step
 	// (ibr_crc16_bytes of a whole beat, in the stage and in the monitors
 	// alike) is replaced by one uninterpreted function of its register and
-	// bytes (the formal-only ibr_crc16_f<W>, retyped by Yosys's chtype),
-	// and the bounded check, the induction and the covers run z3 on that
-	// model. Sound: a property that holds for every function there holds
+	// bytes (crcFunction, a blackbox the flow writes and Yosys's chtype puts
+	// in the step's place), and the bounded check, the induction and the
+	// covers run z3 on that model. Sound: a property that holds for every function there holds
 	// for the CRC. The monitors then state which bytes each CRC covers by
 	// ibr_crc16_bytes_end, which WideLemma ties to the CRC's definition;
 	// the solver follows bytes, registers and tags, not XOR trees of 16 to
@@ -365,11 +365,13 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	aig, aim := filepath.Join(dir, "model.aig"), filepath.Join(dir, "model.aim")
 	uf := p.WideUF && c.DataW() != verilog.DefaultWidth
 	script := []string{fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -D%s -I %s %s", p.Define, dir, strings.Join(srcs, " "))}
+	script = append(script, "prep -top "+c.Module())
 	if uf {
-		script = append(script, "design -save ibr_lib", "prep -top "+c.Module())
-		script = append(script, crcRetype(c.DataW())...)
-	} else {
-		script = append(script, "prep -top "+c.Module())
+		src := filepath.Join(dir, crcFunction(c.DataW())+".v")
+		if err := os.WriteFile(src, crcFunctionSource(c.DataW()), 0o644); err != nil {
+			return nil, err
+		}
+		script = append(script, crcRetype(c.DataW(), src)...)
 	}
 	script = append(script, "flatten")
 	if cuts != "" {
@@ -453,7 +455,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	// model this size; --unroll gives it plain terms.
 	bmcArgs := []string{"-s", "z3", "--unroll"}
 	if uf {
-		if err := declareCRCFunctions(model); err != nil {
+		if err := declareCRCFunction(model, c.DataW()); err != nil {
 			return nil, err
 		}
 		bmcArgs = append(bmcArgs, "--logic", "QF_AUFBV")
@@ -739,37 +741,50 @@ endmodule
 	return false, fmt.Errorf("yosys-smtbmc on ibr_hash_lemma: no status line (%v)\n%s", err, tail(out, 30))
 }
 
-// crcWidths are the beat widths of the formal-only uninterpreted CRC
-// steps ibr_crc16_f<W> (ibr_crc16_bytes_lemma.sv).
-var crcWidths = []int{128, 256, 512}
+// crcFunction is the name of the uninterpreted function, and of the
+// blackbox module that applies it, standing for the full-width CRC step of
+// width-bit beats (Property.WideUF).
+func crcFunction(width int) string { return fmt.Sprintf("ibr_crc16_f%d", width) }
 
-// crcRetype are the Yosys commands, after prep and before flatten, that
-// put ibr_crc16_f<W> in place of every full-width CRC step of a design of
-// width-bit beats (Property.WideUF): the step, ibr_crc16_bytes of width/8
-// bytes, is retyped, and the blackbox is copied back from the library as
-// read (saved as ibr_lib: prep removed it, since nothing instantiates it).
-func crcRetype(width int) []string {
-	step := fmt.Sprintf(`$paramod\ibr_crc16_bytes\NBytes=s32'%032b`, width/8)
-	f := fmt.Sprintf("ibr_crc16_f%d", width)
-	return []string{fmt.Sprintf("chtype -map %s %s", step, f), "design -copy-from ibr_lib =" + f}
+// crcFunctionSource is the blackbox module crcFunction(width): the ports of
+// ibr_crc16_bytes #(.NBytes(width/8)), its output the SMT-LIB function of
+// that name applied to its inputs (declared by declareCRCFunction). Only the
+// wide check reads it: any other SMT-LIB model with it refers to a function
+// it does not declare.
+func crcFunctionSource(width int) []byte {
+	f := crcFunction(width)
+	return []byte(fmt.Sprintf(`// %s: ibr_crc16_bytes #(.NBytes(%d)) as an uninterpreted function.
+(* blackbox *) (* smtlib2_module *)
+module %s (input wire [15:0] crc_i, input wire [%d:0] data_i,
+  (* smtlib2_comb_expr = "(|%s| crc_i data_i)" *) output wire [15:0] crc_o);
+endmodule
+`, f, width/8, f, width-1, f))
 }
 
-// declareCRCFunctions puts the declarations of the uninterpreted functions
-// ibr_crc16_f<W> (a 16-bit register and W bits to 16 bits) before the
-// SMT-LIB model file, whose blackboxes of that name apply them. (Their
+// crcRetype are the Yosys commands, after prep and before flatten, that
+// put crcFunction(width) in place of every full-width CRC step of a design
+// of width-bit beats (Property.WideUF): the step, ibr_crc16_bytes of
+// width/8 bytes, is retyped, and the blackbox (crcFunctionSource, in file
+// src) is read.
+func crcRetype(width int, src string) []string {
+	step := fmt.Sprintf(`$paramod\ibr_crc16_bytes\NBytes=s32'%032b`, width/8)
+	return []string{fmt.Sprintf("chtype -map %s %s", step, crcFunction(width)), "read_verilog -sv " + src}
+}
+
+// declareCRCFunction puts the declaration of the uninterpreted function
+// crcFunction(width) (a 16-bit register and width bits to 16 bits) before
+// the SMT-LIB model file, whose blackbox of that name applies it. (Its
 // sorts are named: yosys-smtbmc's unrolling reads a declaration's argument
 // sorts as names.)
-func declareCRCFunctions(model string) error {
+func declareCRCFunction(model string, width int) error {
 	b, err := os.ReadFile(model)
 	if err != nil {
 		return err
 	}
 	var d bytes.Buffer
-	d.WriteString("(define-sort |ibr_bv16| () (_ BitVec 16))\n")
-	for _, w := range crcWidths {
-		fmt.Fprintf(&d, "(define-sort |ibr_bv%d| () (_ BitVec %d))\n", w, w)
-		fmt.Fprintf(&d, "(declare-fun |ibr_crc16_f%d| (|ibr_bv16| |ibr_bv%d|) |ibr_bv16|)\n", w, w)
-	}
+	fmt.Fprintf(&d, "(define-sort |ibr_bv16| () (_ BitVec 16))\n")
+	fmt.Fprintf(&d, "(define-sort |ibr_bv%d| () (_ BitVec %d))\n", width, width)
+	fmt.Fprintf(&d, "(declare-fun |%s| (|ibr_bv16| |ibr_bv%d|) |ibr_bv16|)\n", crcFunction(width), width)
 	return os.WriteFile(model, append(d.Bytes(), b...), 0o644)
 }
 

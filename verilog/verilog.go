@@ -59,7 +59,7 @@ var rtlFS embed.FS
 // libraryFiles are the library's files in compile order: the package, the
 // modules leaf first, then the include file and the waivers (not compiled).
 var libraryFiles = []string{
-	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_crc16_bytes_end.sv", "ibr_crc16_seg.sv", "ibr_seg_fields.sv", "ibr_link_pre.sv", "ibr_siphash.sv",
+	PackageFile, "ibr_crc16_bytes.sv", "ibr_crc16_bytes_lemma.sv", "ibr_crc16_bytes_end.sv", "ibr_crc16_bytes_end_lemma.sv", "ibr_crc16_seg.sv", "ibr_seg_fields.sv", "ibr_link_pre.sv", "ibr_siphash.sv",
 	"ibr_hash.sv", "ibr_hash_lemma.sv", "ibr_gen_ideal.sv", "ibr_gen_lfsr_lut.sv", "ibr_gen_shiftreg.sv", "ibr_switch_stage.sv",
 	DefsFile, SpecFile, WaiverFile,
 }

@@ -6,6 +6,7 @@ ibr_pkg.sv
 ibr_crc16_bytes.sv
 ibr_crc16_bytes_lemma.sv
 ibr_crc16_bytes_end.sv
+ibr_crc16_bytes_end_lemma.sv
 ibr_crc16_seg.sv
 ibr_seg_fields.sv
 ibr_link_pre.sv
