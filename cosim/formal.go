@@ -163,7 +163,7 @@ var Properties = []Property{
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
 		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
 		WideLemma: "ibr_crc16_bytes_end_lemma", WideUF: true,
-		Wide:       "its strengthening invariants tie the reference registers to the 64-bit stage's; at wider beats (the full-width steps uninterpreted) the induction does not close on them (at 128 bits z3 finds a 4-step counterexample from an unreachable state in 3.5 minutes)",
+		Wide:       "its strengthening invariants tie the reference registers to the 64-bit stage's; at wider beats, the full-width steps uninterpreted, z3 does not decide its induction step on them (at 128 bits, k = 4: no answer in an hour)",
 		SegRefused: "its wide monitors follow one packet's CRC a beat (ibr_crc16_bytes_end, one full-width step), where a segmented beat's CRC is ibr_crc16_seg's per-slot trees shared by the tail and the head; the uninterpreted function that stands for the full-width step does not describe those, and restating the two packets' registers on the ports is more than the monitor's change. The co-simulation checks every outgoing VCRC on segmented beats (TestSegmented, TestScoreboardSegmented)",
 		CoverCut:   concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
