@@ -71,11 +71,11 @@ type Property struct {
 	// alike) is replaced by one uninterpreted function of its register and
 	// bytes (crcFunction, a blackbox the flow writes and Yosys's chtype puts
 	// in the step's place), and the bounded check, the induction and the
-	// covers run z3 on that model. Sound: a property that holds for every function there holds
-	// for the CRC. The monitors then state which bytes each CRC covers by
-	// ibr_crc16_bytes_end, which WideLemma ties to the CRC's definition;
-	// the solver follows bytes, registers and tags, not XOR trees of 16 to
-	// 64 bytes (which no solver here decides in hours).
+	// covers run z3 on that model. Sound: a property that holds for every
+	// function there holds for the CRC. The monitors then state which bytes
+	// each CRC covers by ibr_crc16_bytes_end, which WideLemma ties to the
+	// CRC's definition; the solver follows bytes, registers and tags, not
+	// XOR trees of 16 to 64 bytes (which no solver here decides in hours).
 	WideUF bool
 	// HashLemma: the property rests on ibr_hash_lemma (ibr_link_pre and
 	// ibr_hash compute docs/spec.md's d and H(id, d)), proved first for the
