@@ -782,7 +782,7 @@ func declareCRCFunction(model string, width int) error {
 		return err
 	}
 	var d bytes.Buffer
-	fmt.Fprintf(&d, "(define-sort |ibr_bv16| () (_ BitVec 16))\n")
+	d.WriteString("(define-sort |ibr_bv16| () (_ BitVec 16))\n")
 	fmt.Fprintf(&d, "(define-sort |ibr_bv%d| () (_ BitVec %d))\n", width, width)
 	fmt.Fprintf(&d, "(declare-fun |%s| (|ibr_bv16| |ibr_bv%d|) |ibr_bv16|)\n", crcFunction(width), width)
 	return os.WriteFile(model, append(d.Bytes(), b...), 0o644)
