@@ -50,3 +50,5 @@ module ibr_crc16_bytes_end_lemma #(
   end
 endmodule
 `endif
+
+`default_nettype wire

@@ -31,3 +31,5 @@ module ibr_crc16_bytes_lemma (
   always @(*) assert (crc == crc_serial(crc_i, data_i));
 endmodule
 `endif
+
+`default_nettype wire
