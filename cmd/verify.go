@@ -77,8 +77,8 @@ table (docs/synthesis.md, and docs/synthesis.json beside it) and --synth-readme
 the README's summary; --synth-merge keeps the page's rows of the
 configurations --configs leaves out, for a run of new or changed ones. With
 --formal it checks, instead of co-simulating, the RTL's formal properties
-(docs/rtl.md) with yosys-smtbmc and z3 (k-induction) and ABC and
-CryptoMiniSat (bounded checks) on the configurations of --configs (default
+(docs/rtl.md) with yosys-smtbmc and z3 (bounded checks and k-induction),
+ABC (bounded checks) and CryptoMiniSat (lemmas) on the configurations of --configs (default
 formal: the formal configurations; flags, all or names as for the
 co-simulation) at the beats --width and --segmented set (on segmented
 beats the properties docs/rtl.md lists), and says

@@ -41,12 +41,13 @@ type Property struct {
 	// takes it): the deepest that completes in minutes (docs/rtl.md).
 	// WideDepth, when set, replaces it at beats wider than 64 bits, where a
 	// packet is one or a few beats (so fewer clocks hold more packets) and
-	// each clock of ABC's bmc3 costs more (DepthAt).
+	// each clock of ABC's bmc3, or for (b) of z3, costs more (DepthAt).
 	Depth, WideDepth int
 	// CoverDepth, when above the bounded depth, is the depth its covers are
-	// searched to: (b)'s bounded check is the base of its induction alone
-	// (k clocks; each further clock multiplies CryptoMiniSat's time), and its
-	// covers, a cheap z3 search, need one clock more.
+	// searched to: (b)'s wide bounded check is the base of its induction
+	// alone (k clocks: each further clock of 512-bit beats costs z3
+	// minutes), and its covers, where the shortest packets leave, need one
+	// clock more.
 	CoverDepth int
 	// Cut names what the property does not depend on, which the check
 	// replaces by free values (Yosys cutpoint): sound, since a safety property
@@ -54,11 +55,6 @@ type Property struct {
 	// and it keeps the solver off the hash's multiplier, the generator and
 	// the CRC trees where they cannot matter.
 	Cut []string
-	// CRC: the property follows the CRC-16 trees, whose XOR equivalences
-	// neither z3 nor ABC's bmc3 decides in hours; its bounded check and its
-	// induction step run CryptoMiniSat (Gaussian elimination over the XORs)
-	// on the design unrolled by ABC (cmsBMC, cmsInduction).
-	CRC bool
 	// Lemma names a combinational module the property rests on, proved
 	// first for every input (an assert that must hold: its check is complete).
 	Lemma string
@@ -66,17 +62,20 @@ type Property struct {
 	// width DataW, that the property rests on at beats wider than 64 bits,
 	// proved there after Lemma.
 	WideLemma string
-	// WideUF: at beats wider than 64 bits, every full-width CRC step
-	// (ibr_crc16_bytes of a whole beat, in the stage and in the monitors
-	// alike) is replaced by one uninterpreted function of its register and
+	// UF: every CRC step (ibr_crc16_bytes of one 4-byte group at 64 bits,
+	// of the whole beat wider: crcStep), in the stage and in the monitors
+	// alike, is replaced by one uninterpreted function of its register and
 	// bytes (crcFunction, a blackbox the flow writes and Yosys's chtype puts
 	// in the step's place), and the bounded check, the induction and the
 	// covers run z3 on that model. Sound: a property that holds for every
-	// function there holds for the CRC. The monitors then state which bytes
-	// each CRC covers by ibr_crc16_bytes_end, which WideLemma ties to the
-	// CRC's definition; the solver follows bytes, registers and tags, not
-	// XOR trees of 16 to 64 bytes (which no solver here decides in hours).
-	WideUF bool
+	// function there holds for the CRC, which Lemma (and WideLemma) tie to
+	// the bit-serial CRC-16. The solver follows bytes, registers and tags,
+	// not XOR trees of 4 to 64 bytes, whose equivalences no solver here
+	// decides in minutes beyond a few clocks. A cover reached with some
+	// function is reached with the CRC: a packet's VCRC bytes follow the
+	// bytes its CRC covers, so for any function some packet has a right VCRC
+	// and some a wrong one.
+	UF bool
 	// HashLemma: the property rests on ibr_hash_lemma (ibr_link_pre and
 	// ibr_hash compute docs/spec.md's d and H(id, d)), proved first for the
 	// configuration's hash and link encoding, for every input, by z3 (whose
@@ -93,15 +92,6 @@ type Property struct {
 	// induction is not attempted there. Empty: the property takes induction
 	// at every width.
 	Wide string
-	// CoverCut are further cut points for the covers alone (of a property
-	// checked by ABC or CryptoMiniSat, whose SMT-LIB model then serves only
-	// the covers, without the asserts the cuts would break): z3 takes
-	// minutes to find packets whose VCRC is right through the CRC trees.
-	// Sound for the covers of (b): a packet's VCRC bytes follow the bytes
-	// its CRC covers, so for any value of the trees some packet has a right
-	// VCRC and some a wrong one; a cover reached with free CRC values is
-	// reached with the real ones.
-	CoverCut []string
 	// SegRefused says why the property is not checked on segmented beats
 	// (verilog.Config.Segmented: a beat may hold the end of one packet and
 	// the start of the next; CheckProperty refuses it there; verify --formal
@@ -161,11 +151,9 @@ var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
 		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
-		Induction: true, Depth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), CRC: true, Lemma: "ibr_crc16_bytes_lemma",
-		WideLemma: "ibr_crc16_bytes_end_lemma", WideUF: true,
-		Wide:       "its strengthening invariants tie the reference registers to the 64-bit stage's; at wider beats, the full-width steps uninterpreted, z3 does not decide its induction step on them (at 128 bits, k = 4: no answer in an hour)",
-		SegRefused: "its wide monitors follow one packet's CRC a beat (ibr_crc16_bytes_end, one full-width step), where a segmented beat's CRC is ibr_crc16_seg's per-slot trees shared by the tail and the head; the uninterpreted function that stands for the full-width step does not describe those, and restating the two packets' registers on the ports is more than the monitor's change. The co-simulation checks every outgoing VCRC on segmented beats (TestSegmented, TestScoreboardSegmented)",
-		CoverCut:   concat(cutCRC, []string{"u_stage.f_in_cs", "u_stage.f_out_cs"})},
+		Induction: true, Depth: 7, WideDepth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), UF: true, Lemma: "ibr_crc16_bytes_lemma",
+		WideLemma:  "ibr_crc16_bytes_end_lemma",
+		SegRefused: "its wide monitors follow one packet's CRC a beat (ibr_crc16_bytes_end, one full-width step), where a segmented beat's CRC is ibr_crc16_seg's per-slot trees shared by the tail and the head; the uninterpreted function that stands for the full-width step does not describe those, and restating the two packets' registers on the ports is more than the monitor's change. The co-simulation checks every outgoing VCRC on segmented beats (TestSegmented, TestScoreboardSegmented)"},
 	{ID: "c", Define: "IBR_PROP_C", Statement: "the hop count saturates and never wraps (a spent sender field stays spent)", Induction: true,
 		Depth: 24, SegDepth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
@@ -221,14 +209,13 @@ type FormalOptions struct {
 // 24 clocks, reset and three of the shortest packets with stalls, for (c)
 // and (d); 10 for (f) and (g); 14 for the stream properties (a) and (e),
 // reset, a shortest BTH packet and a longer one with stalls, which ABC's
-// bmc3 checks in about a minute; 4 for (b), k, the base of its induction
-// alone (reset and the first words of the shortest packets), which
-// CryptoMiniSat decides in about two minutes where each further clock
-// multiplies its time (6 took 3-5 minutes, 7, the first depth at which a BTH
-// packet's VCRC word leaves, about a quarter of an hour); its covers are
-// searched to 5 (Property.CoverDepth), where the shortest packets, sound
-// and corrupt, leave. With the induction closed the proof covers every
-// length whatever the depth.
+// bmc3 checks in about a minute; 7 for (b), the first depth at which a BTH
+// packet's VCRC word leaves (z3, the CRC steps uninterpreted: seconds), and
+// at wider beats 4, k, the base of its induction alone (each clock of
+// 512-bit beats costs z3 minutes), its covers searched to 5
+// (Property.CoverDepth), where the shortest packets, sound and corrupt,
+// leave. With the induction closed the proof covers every length whatever
+// the depth.
 var DefaultFormal = FormalOptions{Depth: 0, Induction: 4}
 
 // FormalResult is what one property check found on one configuration.
@@ -299,16 +286,15 @@ var (
 // lib (verilog.Library, or a test's patched copy), with Yosys's formal flows:
 //
 //   - the property's lemma (Property.Lemma), proved for every input;
-//   - a bounded model check to o.Depth: for the register-level properties,
-//     yosys-smtbmc with z3; for the stream properties (Stream), ABC's
-//     bmc3 (yosys-abc) on the design written as AIGER (assumptions as AIGER
-//     constraints), which reaches in seconds depths z3 does not reach in
-//     hours, or for a CRC property CryptoMiniSat on that design unrolled;
-//     a counterexample ABC finds is replayed by Yosys's simulator, which
+//   - a bounded model check to o.Depth: for the register-level properties
+//     and (b) (its CRC steps uninterpreted, Property.UF), yosys-smtbmc with
+//     z3; for the stream properties (Stream), ABC's bmc3 (yosys-abc) on the
+//     design written as AIGER (assumptions as AIGER constraints), which
+//     reaches in seconds depths z3 does not reach in hours; a
+//     counterexample ABC finds is replayed by Yosys's simulator, which
 //     names the failing assertion and its step and writes the VCD;
 //   - for the properties that take it, k-induction with k = o.Induction
-//     (yosys-smtbmc with z3; for a CRC property, CryptoMiniSat on ABC's
-//     unrolling from a free state, cmsInduction);
+//     (yosys-smtbmc with z3);
 //   - the property's cover statements (yosys-smtbmc, z3), each of which must
 //     be reached within o.Depth, or the property's CoverDepth if more (a
 //     property that holds only vacuously proves nothing).
@@ -317,7 +303,7 @@ var (
 // that could not be made.
 func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilog.Config, p Property, o FormalOptions) (*FormalResult, error) {
 	tools := []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc"}
-	if p.CRC || (p.Lemma != "" && !p.HashLemma) {
+	if p.Lemma != "" && !p.HashLemma {
 		tools = append(tools, "cryptominisat5")
 	}
 	for _, tool := range tools {
@@ -363,26 +349,27 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	}
 	model := filepath.Join(dir, "model.smt2")
 	aig, aim := filepath.Join(dir, "model.aig"), filepath.Join(dir, "model.aim")
-	uf := p.WideUF && c.DataW() != verilog.DefaultWidth
+	step := crcStep(c.DataW())
 	script := []string{fmt.Sprintf("read_verilog -formal -sv -DSYNTHESIS -D%s -I %s %s", p.Define, dir, strings.Join(srcs, " "))}
 	script = append(script, "prep -top "+c.Module())
-	if uf {
-		src := filepath.Join(dir, crcFunction(c.DataW())+".v")
-		if err := os.WriteFile(src, crcFunctionSource(c.DataW()), 0o644); err != nil {
+	if p.UF {
+		src := filepath.Join(dir, crcFunction(step)+".v")
+		if err := os.WriteFile(src, crcFunctionSource(step), 0o644); err != nil {
 			return nil, err
 		}
-		script = append(script, crcRetype(c.DataW(), src)...)
+		script = append(script, crcRetype(step, src)...)
 	}
 	script = append(script, "flatten")
 	if cuts != "" {
 		script = append(script, "cutpoint"+cuts)
 	}
-	script = append(script, "async2sync", "dffunmap", "opt_clean")
-	smt2 := []string{"write_smt2 -wires " + model}
-	if len(p.CoverCut) > 0 && !uf { // the SMT-LIB model is the covers' alone
-		smt2 = []string{"design -save checked", "cutpoint w:" + strings.Join(p.CoverCut, " w:"), "chformal -assert -remove",
-			smt2[0], "design -load checked"}
+	if p.UF {
+		// QF_UFBV has no arrays: a ROM (the ideal generator's table) is
+		// mapped to logic.
+		script = append(script, "memory_map")
 	}
+	script = append(script, "async2sync", "dffunmap", "opt_clean")
+	smt2 := "write_smt2 -wires " + model
 	// The same design as an and-inverter graph for ABC (SymbiYosys's recipe):
 	// assumptions hold from the step they are checked in, covers are for z3,
 	// undriven bits are free inputs, registers without an initial value get a
@@ -392,12 +379,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		"memory_map", "opt -keepdc -fast", "setattr -unset keep", "delete -output", "opt -full", "techmap", "opt -fast",
 		"dffunmap", "abc -g AND -fast", "opt_clean"}
 	aigPrep := append(append([]string{}, script...), aigPasses...)
-	script = append(script, smt2...)
+	script = append(script, smt2)
 	// The bounded check runs z3 on the SMT-LIB model for the register-level
-	// properties, ABC (bmc3, or CryptoMiniSat for a CRC property) on the
-	// AIGER file for the others.
+	// properties and (b), ABC's bmc3 on the AIGER file for the others.
 	stream := p.Stream || p.WideBMC && c.DataW() != verilog.DefaultWidth
-	z3Base := p.Induction && !stream && (!p.CRC || uf)
+	z3Base := p.Induction && !stream
 	if !z3Base {
 		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
@@ -454,11 +440,21 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	// z3 stalls on the SMT-LIB datatypes of the incremental encoding of a
 	// model this size; --unroll gives it plain terms.
 	bmcArgs := []string{"-s", "z3", "--unroll"}
-	if uf {
-		if err := declareCRCFunction(model, c.DataW()); err != nil {
+	var fresh []string // before the bounded check's and the induction's arguments
+	if p.UF {
+		if err := declareCRCFunction(model, step); err != nil {
 			return nil, err
 		}
-		bmcArgs = append(bmcArgs, "--logic", "QF_AUFBV")
+		// Each query to a fresh z3 (--noincr) in the logic of bit vectors
+		// and uninterpreted functions: z3 then Ackermannizes the function
+		// and bit-blasts the query to its SAT solver (its QF_UFBV tactic),
+		// where its incremental core, which every query with push and pop
+		// takes, gave (b)'s induction step at 128 bits no answer in an hour
+		// (the same step this way: under a minute). The covers stay
+		// incremental: their search, step by step, is what the incremental
+		// core does well (at 256 bits minutes, where afresh it took 25).
+		bmcArgs = append(bmcArgs, "--logic", "QF_UFBV")
+		fresh = []string{"--noincr"}
 	}
 	smtbmc := func(args ...string) (string, bool, error) {
 		out, err := runTool(ctx, dir, "yosys-smtbmc", append(bmcArgs, append(args, model)...)...)
@@ -476,22 +472,10 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	var out string
 	ok := true
 	if z3Base {
-		out, ok, err = smtbmc("-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)
+		out, ok, err = smtbmc(append(fresh, "-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)...)
 	} else {
 		witness := filepath.Join(dir, "counterexample.aiw")
-		if p.CRC {
-			ok, err = cmsBMC(ctx, dir, aig, o.Depth)
-			if err == nil && !ok {
-				// CryptoMiniSat says a counterexample exists but gives no
-				// trace; bmc3 finds one quickly when there is one to find.
-				ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
-				if err == nil && ok {
-					err = fmt.Errorf("CryptoMiniSat finds a counterexample within %d clocks that bmc3 does not", o.Depth)
-				}
-			}
-		} else {
-			ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
-		}
+		ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
 		if err == nil && !ok {
 			// The witness fixes every input and initial value: the replay
 			// is a simulation, which names the failing assert and its cycle.
@@ -530,14 +514,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.BMCTime = time.Since(t1)
 	if induction {
 		t2 := time.Now()
-		if p.CRC && !uf {
-			ok, err = cmsInduction(ctx, dir, aig, o.Induction)
-			if err != nil {
-				err = fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
-			}
-		} else {
-			_, ok, err = smtbmc("-i", "-t", strconv.Itoa(o.Induction))
-		}
+		_, ok, err = smtbmc(append(fresh, "-i", "-t", strconv.Itoa(o.Induction))...)
 		if err != nil {
 			return nil, err
 		}
@@ -612,90 +589,6 @@ func abcBMC(ctx context.Context, dir, aig, witness string, depth int) (bool, err
 	return false, fmt.Errorf("yosys-abc bmc3 to %d clocks: no verdict\n%s", depth, tail(out, 30))
 }
 
-// cmsBMC checks the AIGER file aig to depth clocks with CryptoMiniSat: ABC
-// unrolls it from its initial state (frames 0..depth-1, as abcBMC checks)
-// into one combinational miter, the OR of every frame's bad state under the
-// assumptions so far, written as CNF; true if that is unsatisfiable.
-func cmsBMC(ctx context.Context, dir, aig string, depth int) (bool, error) {
-	cnf := filepath.Join(dir, "bmc.cnf")
-	cmds := fmt.Sprintf("read_aiger %s; fold; strash; frames -F %d -i; orpos; strash; write_cnf %s", aig, depth, cnf)
-	if out, err := runTool(ctx, dir, "yosys-abc", "-c", cmds); err != nil {
-		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
-	}
-	return cmsUnsat(ctx, dir, cnf)
-}
-
-// cmsInduction checks the induction step of the AIGER file aig with
-// CryptoMiniSat, as yosys-smtbmc -i -t k does with z3: ABC unrolls k+1
-// frames from a free state (frames without -i, then comb: the first frame's
-// registers become free inputs), each frame's bad state under the
-// assumptions up to it (fold, orpos), and the miter is "no assertion fails
-// in frames 0..k-1 and one fails in frame k", written as CNF (ABC maps the
-// XORs of the CRC trees to XOR clauses, which CryptoMiniSat's Gaussian
-// elimination decides); true if it is unsatisfiable: the asserts, the
-// property's strengthening invariants among them, are k-inductive. (The
-// unrolled network is written as BLIF, the one text format ABC reads back,
-// and the miter's AND is added to it.)
-func cmsInduction(ctx context.Context, dir, aig string, k int) (bool, error) {
-	unrolled, ind, cnf := filepath.Join(dir, "ind.blif"), filepath.Join(dir, "ind_miter.blif"), filepath.Join(dir, "ind.cnf")
-	cmds := fmt.Sprintf("read_aiger %s; fold; strash; orpos; frames -F %d; comb; write_blif %s", aig, k+1, unrolled)
-	if out, err := runTool(ctx, dir, "yosys-abc", "-c", cmds); err != nil {
-		return false, fmt.Errorf("yosys-abc frames: %w\n%s", err, tail(out, 30))
-	}
-	b, err := os.ReadFile(unrolled)
-	if err != nil {
-		return false, err
-	}
-	m, err := inductionMiter(string(b), k+1)
-	if err != nil {
-		return false, err
-	}
-	if err := os.WriteFile(ind, []byte(m), 0o644); err != nil {
-		return false, err
-	}
-	if out, err := runTool(ctx, dir, "yosys-abc", "-c", fmt.Sprintf("read_blif %s; strash; write_cnf %s", ind, cnf)); err != nil {
-		return false, fmt.Errorf("yosys-abc on the induction miter: %w\n%s", err, tail(out, 30))
-	}
-	return cmsUnsat(ctx, dir, cnf)
-}
-
-// inductionMiter rewrites the BLIF of ABC's unrolled network, whose first n
-// outputs are the frames' bad states in frame order (the rest, the last
-// frame's register inputs, are dropped), into a network whose one output is
-// "the last frame's bad state, and none before it".
-func inductionMiter(blif string, n int) (string, error) {
-	i := strings.Index(blif, "\n.outputs ")
-	if i < 0 {
-		return "", fmt.Errorf("cosim: the unrolled network has no .outputs line")
-	}
-	j := i + 1
-	for { // the line and its continuations (a trailing backslash)
-		e := strings.IndexByte(blif[j:], '\n')
-		if e < 0 {
-			return "", fmt.Errorf("cosim: the unrolled network's .outputs line does not end")
-		}
-		j += e + 1
-		if !strings.HasSuffix(strings.TrimRight(blif[i+1:j-1], " "), "\\") {
-			break
-		}
-	}
-	names := strings.Fields(strings.ReplaceAll(strings.TrimPrefix(blif[i+1:j], ".outputs"), "\\", " "))
-	if len(names) < n {
-		return "", fmt.Errorf("cosim: the unrolled network has %d outputs, want at least %d frames' bad states", len(names), n)
-	}
-	for f, name := range names[:n] { // ABC names frame f's copy of an output <name>_<f>
-		if !strings.HasSuffix(name, fmt.Sprintf("_%02d", f)) {
-			return "", fmt.Errorf("cosim: the unrolled network's output %d is %q, not frame %d's bad state", f, name, f)
-		}
-	}
-	end := strings.LastIndex(blif, "\n.end")
-	if end < j {
-		return "", fmt.Errorf("cosim: the unrolled network has no .end")
-	}
-	gate := fmt.Sprintf("\n.names %s ibr_ind_bad\n%s1 1", strings.Join(names[:n], " "), strings.Repeat("0", n-1))
-	return blif[:i+1] + ".outputs ibr_ind_bad\n" + blif[j:end] + gate + blif[end:], nil
-}
-
 // hashLemmaKinds are the hashes ibr_spec.svh restates from docs/spec.md, for
 // which ibr_hash_lemma is checked (SipHash, and any hash added later, is not
 // restated: spec_hash_bit gives x for it, which must never meet an assert).
@@ -741,38 +634,48 @@ endmodule
 	return false, fmt.Errorf("yosys-smtbmc on ibr_hash_lemma: no status line (%v)\n%s", err, tail(out, 30))
 }
 
-// crcFunction is the name of the uninterpreted function, and of the
-// blackbox module that applies it, standing for the full-width CRC step of
-// width-bit beats (Property.WideUF).
-func crcFunction(width int) string { return fmt.Sprintf("ibr_crc16_f%d", width) }
+// crcStep is the width in bits of the CRC step that Property.UF makes
+// uninterpreted in a stage of width-bit beats: at 64 bits the stage and the
+// monitors chain 4-byte steps (ibr_crc16_bytes #(.NBytes(4))); wider, each
+// takes one full-width step (in ibr_crc16_bytes_end).
+func crcStep(width int) int {
+	if width == verilog.DefaultWidth {
+		return 32
+	}
+	return width
+}
 
-// crcFunctionSource is the blackbox module crcFunction(width): the ports of
-// ibr_crc16_bytes #(.NBytes(width/8)), its output the SMT-LIB function of
+// crcFunction is the name of the uninterpreted function, and of the
+// blackbox module that applies it, standing for the CRC step over bits
+// bits (crcStep).
+func crcFunction(bits int) string { return fmt.Sprintf("ibr_crc16_f%d", bits) }
+
+// crcFunctionSource is the blackbox module crcFunction(bits): the ports of
+// ibr_crc16_bytes #(.NBytes(bits/8)), its output the SMT-LIB function of
 // that name applied to its inputs (declared by declareCRCFunction). Only the
-// wide check reads it: any other SMT-LIB model with it refers to a function
-// it does not declare.
-func crcFunctionSource(width int) []byte {
-	f := crcFunction(width)
+// check of a UF property reads it: any other SMT-LIB model with it refers
+// to a function it does not declare.
+func crcFunctionSource(bits int) []byte {
+	f := crcFunction(bits)
 	return []byte(fmt.Sprintf(`// %s: ibr_crc16_bytes #(.NBytes(%d)) as an uninterpreted function.
 (* blackbox *) (* smtlib2_module *)
 module %s (input wire [15:0] crc_i, input wire [%d:0] data_i,
   (* smtlib2_comb_expr = "(|%s| crc_i data_i)" *) output wire [15:0] crc_o);
 endmodule
-`, f, width/8, f, width-1, f))
+`, f, bits/8, f, bits-1, f))
 }
 
 // crcRetype are the Yosys commands, after prep and before flatten, that
-// put crcFunction(width) in place of every full-width CRC step of a design
-// of width-bit beats (Property.WideUF): the step, ibr_crc16_bytes of
-// width/8 bytes, is retyped, and the blackbox (crcFunctionSource, in file
-// src) is read.
-func crcRetype(width int, src string) []string {
-	step := fmt.Sprintf(`$paramod\ibr_crc16_bytes\NBytes=s32'%032b`, width/8)
-	return []string{fmt.Sprintf("chtype -map %s %s", step, crcFunction(width)), "read_verilog -sv " + src}
+// put crcFunction(bits) in place of every CRC step over bits bits
+// (Property.UF): the step, ibr_crc16_bytes of bits/8 bytes, is retyped, and
+// the blackbox (crcFunctionSource, in file src) is read.
+func crcRetype(bits int, src string) []string {
+	step := fmt.Sprintf(`$paramod\ibr_crc16_bytes\NBytes=s32'%032b`, bits/8)
+	return []string{fmt.Sprintf("chtype -map %s %s", step, crcFunction(bits)), "read_verilog -sv " + src}
 }
 
 // declareCRCFunction puts the declaration of the uninterpreted function
-// crcFunction(width) (a 16-bit register and width bits to 16 bits) before
+// crcFunction(bits) (a 16-bit register and bits bits to 16 bits) before
 // the SMT-LIB model file, whose blackbox of that name applies it. (Its
 // sorts are named: yosys-smtbmc's unrolling reads a declaration's argument
 // sorts as names.)

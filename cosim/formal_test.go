@@ -26,15 +26,14 @@ import (
 // is reached.
 var testFormal = FormalOptions{Depth: 12, Induction: 4}
 
-// testFormalOptions are testFormal, but for (b), whose CRC trees CryptoMiniSat
-// takes minutes through at 6 clocks and 15-25 at 7: its own depth, 4 clocks
-// (the base of its k = 4 induction, which covers every length), and its
-// covers to 5 (Property.CoverDepth: a packet leaving sound, one stomped for
-// its VCRC, one for its PktLen; the shortest packets, 2 words, LNH 0 or 1).
+// testFormalOptions are testFormal, but for (b) its own depth (Depth 0):
+// at 64 bits 7 clocks, where the first VCRC word of a BTH packet leaves; at
+// wider beats 4, with its covers to 5 (a packet leaving sound, one stomped
+// for its VCRC, one for its PktLen).
 func testFormalOptions(p Property) FormalOptions {
 	o := testFormal
-	if p.CRC {
-		o.Depth = p.Depth
+	if p.UF {
+		o.Depth = 0
 	}
 	return o
 }
@@ -45,7 +44,7 @@ func testFormalConfig(p Property) verilog.Config {
 		return c
 	}
 	c.Hash = hash.New(hash.Parity)
-	if p.Stream || p.CRC {
+	if p.Stream || p.UF {
 		c.Generator, c.CountBits, c.SenderL = refmodel.GeneratorSender, 0, 3
 	}
 	return c
@@ -132,9 +131,11 @@ func checkPlanted(t *testing.T, dir string, c verilog.Config, p Property, o Form
 
 // TestFormalProofs: every property is proved by k-induction on its test
 // configuration, after its bounded check to the test depth (z3 for the
-// register-level properties; ABC's bmc3 for the stream properties (a) and
-// (e); CryptoMiniSat for (b), after its lemma is proved, whose induction
-// CryptoMiniSat decides as well), and each reaches its covers.
+// register-level properties and for (b), after its lemma is proved, with its
+// CRC steps uninterpreted; ABC's bmc3 for the stream properties (a) and
+// (e)), and each reaches its covers. (b) is proved on the default
+// configuration as well, whose generator's table is a ROM (z3's QF_UFBV,
+// which the uninterpreted CRC steps take, has no arrays).
 func TestFormalProofs(t *testing.T) {
 	needFormal(t)
 	lib, err := verilog.Library()
@@ -142,11 +143,23 @@ func TestFormalProofs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := workDir(t, "formal")
+	type check struct {
+		name string
+		p    Property
+		c    verilog.Config
+	}
+	var checks []check
 	for _, p := range Properties {
-		t.Run(p.ID, func(t *testing.T) {
+		checks = append(checks, check{p.ID, p, testFormalConfig(p)})
+	}
+	b, _ := PropertyByID("b")
+	checks = append(checks, check{"b-default", b, verilog.DefaultConfig()})
+	for _, ck := range checks {
+		p := ck.p
+		t.Run(ck.name, func(t *testing.T) {
 			t.Parallel()
 			o := testFormalOptions(p)
-			r, err := CheckProperty(context.Background(), filepath.Join(dir, "ok", p.ID), lib, testFormalConfig(p), p, o)
+			r, err := CheckProperty(context.Background(), filepath.Join(dir, "ok", ck.name), lib, ck.c, p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,11 +172,9 @@ func TestFormalProofs(t *testing.T) {
 }
 
 // TestFormalPlantedBugs: each property fails on the RTL copy with each of
-// its planted bugs, naming the step of the counterexample ((b) checked to 5
-// clocks, where the first VCRC word leaves: at its own depth, 4, the base of
-// its induction, a bug leaves the induction open instead); the counterexamples
-// ABC finds replay in Yosys's simulator (every value the environment chooses
-// is an input port, so the witness carries it).
+// its planted bugs, naming the step of the counterexample; the
+// counterexamples ABC finds replay in Yosys's simulator (every value the
+// environment chooses is an input port, so the witness carries it).
 func TestFormalPlantedBugs(t *testing.T) {
 	needFormal(t)
 	dir := workDir(t, "formal")
@@ -173,9 +184,6 @@ func TestFormalPlantedBugs(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				o := testFormalOptions(p)
-				if p.CRC { // a counterexample needs a VCRC word out: 5 clocks
-					o.Depth = p.CoverDepth
-				}
 				r, err := CheckProperty(context.Background(), filepath.Join(dir, "planted", name), formalPlant(t, p.ID, i), testFormalConfig(p), p, o)
 				if err != nil {
 					t.Fatal(err)
@@ -277,33 +285,6 @@ func TestFormalInterrupt(t *testing.T) {
 	}
 }
 
-// TestInductionMiter: the induction miter keeps the frames' bad states, in
-// frame order, as "none before the last, the last" (the one output), and
-// drops the other outputs; a network with too few outputs, or outputs out of
-// frame order, is an error.
-func TestInductionMiter(t *testing.T) {
-	blif := ".model m\n.inputs a b\n.outputs miter_00 miter_01 \\\nmiter_02 li000\n.names a miter_00\n1 1\n" +
-		".names b miter_01\n1 1\n.names a b miter_02\n11 1\n.names a li000\n0 1\n.end\n"
-	got, err := inductionMiter(blif, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ".model m\n.inputs a b\n.outputs ibr_ind_bad\n.names a miter_00\n1 1\n.names b miter_01\n1 1\n" +
-		".names a b miter_02\n11 1\n.names a li000\n0 1\n.names miter_00 miter_01 miter_02 ibr_ind_bad\n001 1\n.end\n"
-	if got != want {
-		t.Errorf("inductionMiter:\n%s\nwant\n%s", got, want)
-	}
-	if _, err := inductionMiter(blif, 5); err == nil || !strings.Contains(err.Error(), "4 outputs") {
-		t.Errorf("5 frames of a 4-output network: error %v, want one naming its 4 outputs", err)
-	}
-	if _, err := inductionMiter(strings.Replace(blif, "miter_00 miter_01", "miter_01 miter_00", 1), 3); err == nil {
-		t.Error("outputs out of frame order: no error")
-	}
-	if _, err := inductionMiter(".model m\n.end\n", 1); err == nil {
-		t.Error("a network without outputs: no error")
-	}
-}
-
 // formalOpen are strengthening invariants, one per property proved with
 // them, whose removal leaves the property true (its bounded check passes)
 // but its induction open: the induction checks what it claims, and the
@@ -316,29 +297,37 @@ var formalOpen = map[string]string{
 }
 
 // TestFormalInductionOpen: without one of its strengthening invariants, (b)
-// (CryptoMiniSat's induction) and (e) (z3's) hold to their bounded depth but
-// are not proved.
+// (at 64 and at 128 bits) and (e) hold to their bounded depth but are not
+// proved.
 func TestFormalInductionOpen(t *testing.T) {
 	needFormal(t)
-	for _, id := range []string{"b", "e"} {
-		t.Run(id, func(t *testing.T) {
+	for _, tc := range []struct {
+		id    string
+		width int
+	}{{"b", 64}, {"e", 64}, {"b", 128}} {
+		name := tc.id
+		if tc.width != verilog.DefaultWidth {
+			name = fmt.Sprintf("%s-w%d", tc.id, tc.width)
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p, _ := PropertyByID(id)
+			p, _ := PropertyByID(tc.id)
 			lib, err := verilog.Library()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", formalOpen[id], ""); err != nil {
+			if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", formalOpen[tc.id], ""); err != nil {
 				t.Fatal(err)
 			}
-			o := testFormalOptions(p)
-			r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "open", id), lib, testFormalConfig(p), p, o)
+			o, c := testFormalOptions(p), testFormalConfig(p)
+			c.Width = tc.width
+			r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "open", name), lib, c, p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s (%s) without %q: %s, %.1f s", r.Config, id, strings.TrimSpace(formalOpen[id]), r.Status(), r.Time.Seconds())
+			t.Logf("%s (%s) without %q: %s, %.1f s (%s)", r.Config, tc.id, strings.TrimSpace(formalOpen[tc.id]), r.Status(), r.Time.Seconds(), r.Phases())
 			if r.Failed || r.Proved {
-				t.Errorf("%s (%s) without an invariant: %s; want it bounded only (the induction open)", r.Config, id, r.Status())
+				t.Errorf("%s (%s) without an invariant: %s; want it bounded only (the induction open)", r.Config, tc.id, r.Status())
 			}
 		})
 	}
@@ -401,8 +390,8 @@ func TestFormalWide(t *testing.T) {
 	}
 }
 
-// TestFormalWideVCRC: at 128-bit beats, (b) holds to its bounded depth
-// with every full-width CRC step uninterpreted (Property.WideUF), after
+// TestFormalWideVCRC: at 128-bit beats, (b) is proved by k-induction with
+// every full-width CRC step uninterpreted (Property.UF), after
 // ibr_crc16_bytes_end_lemma is proved for each tag value; a corrupt packet
 // laundered with a fresh VCRC fails it with a counterexample; and a rewind
 // matrix off by four bytes (the VCRC in the beat's third group from its
@@ -425,8 +414,8 @@ func TestFormalWideVCRC(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s (%s): %s, %d covers, %.1f s (%s)", r.Config, p.ID, r.Status(), r.Covers, r.Time.Seconds(), r.Phases())
-		if r.Failed || r.Depth != p.DepthAt(c.DataW()) || r.NoInduction == "" {
-			t.Errorf("%s (%s): %s; want it bounded to %d clocks, the induction not attempted", r.Config, p.ID, r.Status(), p.DepthAt(c.DataW()))
+		if !r.Proved || r.Depth != o.Induction || r.NoInduction != "" {
+			t.Errorf("%s (%s): %s; want it proved by k-induction, k = %d", r.Config, p.ID, r.Status(), o.Induction)
 		}
 	})
 	t.Run("planted-laundered", func(t *testing.T) {

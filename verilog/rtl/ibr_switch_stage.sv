@@ -1967,8 +1967,12 @@ module ibr_switch_stage #(
   // stage's masked step and rewind, ibr_pkg::vcrc_rewind, are checked). Each side
   // finds the VCRC from its own eop and empty tags; whether a packet was
   // sound is kept by packet number (at most a few packets are ever inside
-  // the stage). f_crc_before(cs, base, g) is the CRC before group g of a
-  // chain cs (group j's step in bits 16j +: 16) started from base.
+  // the stage). The check (verify --formal) puts one uninterpreted function
+  // in place of every CRC step, the stage's and the monitors' alike (the
+  // 4-byte ibr_crc16_bytes at 64 bits, ibr_crc16_f32; wider, the full-width
+  // step, ibr_crc16_f<W>): the property holding for every such function
+  // holds for the CRC. f_crc_before(cs, base, g) is the CRC before group g
+  // of a chain cs (group j's step in bits 16j +: 16) started from base.
   function automatic logic [15:0] f_crc_before(input logic [8*NB/2-1:0] cs, input logic [15:0] base,
                                                input logic [FGrpW-1:0] g);
     f_crc_before = base;
@@ -2004,11 +2008,9 @@ module ibr_switch_stage #(
     // Wider beats: the chain is restated once, in ibr_crc16_bytes_end_lemma,
     // which shows ibr_crc16_bytes_end equal to it for every input; here the
     // reference registers take ibr_crc16_bytes_end of each side's own
-    // bytes, eop and empty. The check (verify --formal) then puts one
-    // uninterpreted function in place of every full-width step in the stage
-    // and here alike (ibr_crc16_f<W>), so the solver follows which bytes
-    // each CRC covers and when, not the trees: the property holding for
-    // every such function holds for the CRC.
+    // bytes, eop and empty (each full-width step uninterpreted in the check,
+    // as above), so the solver follows which bytes each CRC covers and
+    // when, not the trees.
     ibr_crc16_bytes_end #(.DataW(DataW)) f_u_in_end (
       .crc_i(f_in_base), .data_i(in_data_i), .eop_i(f_is_vcrc), .empty_i(in_empty_i), .crc_o(f_in_next), .got_o()
     );
