@@ -369,7 +369,6 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		script = append(script, "memory_map")
 	}
 	script = append(script, "async2sync", "dffunmap", "opt_clean")
-	smt2 := "write_smt2 -wires " + model
 	// The same design as an and-inverter graph for ABC (SymbiYosys's recipe):
 	// assumptions hold from the step they are checked in, covers are for z3,
 	// undriven bits are free inputs, registers without an initial value get a
@@ -379,7 +378,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		"memory_map", "opt -keepdc -fast", "setattr -unset keep", "delete -output", "opt -full", "techmap", "opt -fast",
 		"dffunmap", "abc -g AND -fast", "opt_clean"}
 	aigPrep := append(append([]string{}, script...), aigPasses...)
-	script = append(script, smt2)
+	script = append(script, "write_smt2 -wires "+model)
 	// The bounded check runs z3 on the SMT-LIB model for the register-level
 	// properties and (b), ABC's bmc3 on the AIGER file for the others.
 	stream := p.Stream || p.WideBMC && c.DataW() != verilog.DefaultWidth
