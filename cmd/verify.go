@@ -796,11 +796,11 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	}
 	// A property not checked on segmented beats is left out by default
 	// (named in --formal-props, checkFormalFlags refuses it).
-	wideOut := map[string]bool{}
+	segOut := map[string]bool{}
 	if o.Segmented {
 		props = slices.DeleteFunc(slices.Clone(props), func(p cosim.Property) bool { // (props may be cosim.Properties)
 			if p.SegRefused != "" {
-				wideOut[p.ID] = true
+				segOut[p.ID] = true
 				fmt.Fprintf(w, "formal: (%s) not checked on segmented beats: %s\n", p.ID, p.SegRefused)
 			}
 			return p.SegRefused != ""
@@ -833,7 +833,7 @@ func runFormal(ctx context.Context, w io.Writer, o verifyOptions) (int, error) {
 	fmt.Fprintf(w, "formal: %d properties on %d configurations, %s, k-induction k=%d\n",
 		len(props), len(cfgs), depths, opts.Induction)
 	for _, p := range cosim.Properties {
-		if !wideOut[p.ID] && !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
+		if !segOut[p.ID] && !slices.ContainsFunc(props, func(q cosim.Property) bool { return q.ID == p.ID }) {
 			fmt.Fprintf(w, "formal: (%s) not checked: not in --formal-props\n", p.ID)
 		}
 	}

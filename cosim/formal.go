@@ -85,13 +85,12 @@ type Property struct {
 	// Bounded says why a property without Induction is checked to a depth
 	// only (verify --formal prints it).
 	Bounded string
-	// Wide says why a property with Induction is checked to a depth only at
-	// beats wider than 64 bits (verilog.Config.Width): its strengthening
-	// invariants describe the 64-bit stage (for (a), (e) and (g) its one
-	// pending decision, where a wider one keeps a ring of them); its
-	// induction is not attempted there. Empty: the property takes induction
-	// at every width.
-	Wide string
+	// SegBounded says why a property with Induction is checked to a depth
+	// only on segmented beats (verilog.Config.Segmented): its strengthening
+	// invariants describe one packet a beat; its induction is not attempted
+	// there. Empty: the property takes induction on every beat layout it is
+	// checked on.
+	SegBounded string
 	// SegRefused says why the property is not checked on segmented beats
 	// (verilog.Config.Segmented: a beat may hold the end of one packet and
 	// the start of the next; CheckProperty refuses it there; verify --formal
@@ -142,14 +141,14 @@ var (
 	cutCRC  = []string{"u_stage.crc4", "u_stage.crc8", "u_stage.icrc_hi", "u_stage.icrc8"}
 )
 
-// wideDecisions is why (a), (e) and (g) are bounded only at beats wider than
-// 64 bits (Property.Wide).
-const wideDecisions = "the invariants that close its induction describe the 64-bit stage's one pending decision, and a wider stage keeps a ring of them (one per telemetry beat inside), which they do not describe"
+// segDecisions is why (a), (e) and (g) are bounded only on segmented beats
+// (Property.SegBounded).
+const segDecisions = "the invariants that close its induction describe one packet a beat (the ingress account, the beats inside and the ring of decisions, one entry a telemetry beat), where a segmented beat holds the tail of one packet and the head of the next, with up to two decisions, which they do not describe"
 
 // Properties are the seven properties of docs/rtl.md ("Formal properties").
 var Properties = []Property{
 	{ID: "a", Define: "IBR_PROP_A", Statement: "every byte but the telemetry bits of BTH byte 4 and the VCRC leaves the stage unchanged (so the ICRC cannot break)",
-		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
+		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutGen, cutCRC), SegBounded: segDecisions},
 	{ID: "b", Define: "IBR_PROP_B", Statement: "the outgoing VCRC is correct for the outgoing bytes when the incoming one was, and stomped when it was not",
 		Induction: true, Depth: 7, WideDepth: 4, CoverDepth: 5, Cut: concat(cutHash, cutGen), UF: true, Lemma: "ibr_crc16_bytes_lemma",
 		WideLemma:  "ibr_crc16_bytes_end_lemma",
@@ -159,12 +158,12 @@ var Properties = []Property{
 	{ID: "d", Define: "IBR_PROP_D", Statement: "the telemetry update is the Alg. 8 reference function (alg8_ref) of the drawn value", Induction: true,
 		Depth: 24, SegDepth: 10, Cut: concat(cutHash, cutGen, cutCRC)},
 	{ID: "e", Define: "IBR_PROP_E", Statement: "the stream neither drops, duplicates nor reorders words, and holds a stalled word",
-		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutCRC), Wide: wideDecisions},
+		Induction: true, Stream: true, Depth: 14, WideDepth: 8, SegDepth: 7, Cut: concat(cutHash, cutCRC), SegBounded: segDecisions},
 	{ID: "f", Define: "IBR_PROP_F", Statement: "the hop bit is H(id, d) of the packet's id and the configured link: the hash takes the PSN word's id and the configured link's d, and the bit written is the one taken; with ibr_hash_lemma, ibr_hash of those is the spec's H", Induction: true,
 		Depth: 10, Cut: concat(cutGen, cutCRC), HashLemma: true,
 		SegRefused: "its monitor follows one PSN a beat into the one hash (the PSN word entering slot 0, its id, the link as of its handshake), where a segmented beat carries up to two PSNs, the tail's and the head's, through a two-entry id queue before the hash unit; restating that queue on the ports is more than its monitor's change. The co-simulation checks every hop bit against the model on segmented beats (TestSegmented, TestScoreboardSegmented)"},
 	{ID: "g", Define: "IBR_PROP_G", Statement: "a telemetry word whose hop the reservoir takes leaves with the congested bit cong_i had in the cycle its packet's sop word was taken", Induction: true,
-		Depth: 10, WideDepth: 8, SegDepth: 7, WideBMC: true, Cut: concat(cutHash, cutGen, cutCRC), Wide: wideDecisions},
+		Depth: 10, WideDepth: 8, SegDepth: 7, WideBMC: true, Cut: concat(cutHash, cutGen, cutCRC), SegBounded: segDecisions},
 }
 
 func concat(lists ...[]string) []string {
@@ -200,6 +199,10 @@ func FormalConfigs() []verilog.Config {
 type FormalOptions struct {
 	Depth     int // bounded-model-check depth (steps, one clock each); 0: each property's own
 	Induction int // k of the k-induction step, for the properties that take it
+	// stepOnly (the tests that hold an induction open): the induction step
+	// alone, without the lemmas, the bounded check and the covers, none of
+	// which an invariant's removal changes.
+	stepOnly bool
 }
 
 // DefaultFormal are the depths of `verify --formal`: each property's own
@@ -236,9 +239,10 @@ type FormalResult struct {
 	// NoLemma says why the property's lemma was not checked (a hash
 	// ibr_spec.svh does not restate): the result is the property's alone.
 	NoLemma string
-	// NoInduction says why the induction was not attempted (Property.Wide at
-	// a wide beat): the result is bounded only.
+	// NoInduction says why the induction was not attempted (Property.SegBounded
+	// on segmented beats): the result is bounded only.
 	NoInduction string
+	stepOnly    bool // FormalOptions.stepOnly: the induction step alone was run
 }
 
 // Phases gives the time of each phase of the check: the lemma, the bounded
@@ -266,6 +270,10 @@ func (r *FormalResult) Status() string {
 		return fmt.Sprintf("FAILED at step %d (%s; trace %s)", r.Step, r.Where, r.Trace)
 	case r.Proved && r.NoLemma != "":
 		return fmt.Sprintf("proved (k-induction, k=%d; %s)", r.Depth, r.NoLemma)
+	case r.stepOnly && r.Proved:
+		return fmt.Sprintf("induction step closed (k=%d; base and covers not checked)", r.Depth)
+	case r.stepOnly:
+		return fmt.Sprintf("induction step open (k=%d)", r.Depth)
 	case r.Proved:
 		return fmt.Sprintf("proved (k-induction, k=%d)", r.Depth)
 	}
@@ -389,13 +397,16 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	t0 := time.Now()
 	r := &FormalResult{Config: c.Name(), Property: p, Depth: o.Depth}
 	induction := p.Induction
-	if p.Induction && p.Wide != "" && c.DataW() != verilog.DefaultWidth {
-		induction, r.NoInduction = false, fmt.Sprintf("at %d-bit beats: %s", c.DataW(), p.Wide)
+	if p.Induction && p.SegBounded != "" && c.Segmented {
+		induction, r.NoInduction = false, "on segmented beats: "+p.SegBounded
+	}
+	if o.stepOnly && !induction {
+		return nil, fmt.Errorf("cosim: (%s) on %s: the induction step alone, where no induction is attempted", p.ID, c.Module())
 	}
 	if p.HashLemma && !hashLemmaKinds[c.Hash.Kind] {
 		r.NoLemma = "no lemma for " + c.Hash.Kind.String() + ": ibr_spec.svh does not restate it"
 	}
-	if p.HashLemma && hashLemmaKinds[c.Hash.Kind] {
+	if p.HashLemma && hashLemmaKinds[c.Hash.Kind] && !o.stepOnly {
 		ok, err := proveHashLemma(ctx, dir, srcs, c)
 		if err != nil {
 			return nil, fmt.Errorf("cosim: %s (%s): %w", c.Module(), p.ID, err)
@@ -416,7 +427,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		}
 	}
 	for _, l := range lemmas {
-		if l[0] == "" {
+		if l[0] == "" || o.stepOnly {
 			continue
 		}
 		ok, err := proveLemma(ctx, dir, srcs, l[0], l[1])
@@ -470,9 +481,11 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	r.Trace = filepath.Join(dir, "counterexample.vcd")
 	var out string
 	ok := true
-	if z3Base {
+	switch {
+	case o.stepOnly:
+	case z3Base:
 		out, ok, err = smtbmc(append(fresh, "-t", strconv.Itoa(o.Depth), "--dump-vcd", r.Trace)...)
-	} else {
+	default:
 		witness := filepath.Join(dir, "counterexample.aiw")
 		ok, err = abcBMC(ctx, dir, aig, witness, o.Depth)
 		if err == nil && !ok {
@@ -510,7 +523,9 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		r.Time = time.Since(t0)
 		return r, nil
 	}
-	r.BMCTime = time.Since(t1)
+	if !o.stepOnly {
+		r.BMCTime = time.Since(t1)
+	}
 	if induction {
 		t2 := time.Now()
 		_, ok, err = smtbmc(append(fresh, "-i", "-t", strconv.Itoa(o.Induction))...)
@@ -521,6 +536,10 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 		if ok {
 			r.Proved, r.Depth = true, o.Induction
 		}
+	}
+	if o.stepOnly {
+		r.stepOnly, r.Depth, r.Time = true, o.Induction, time.Since(t0)
+		return r, nil
 	}
 	coverDepth := max(o.Depth, p.CoverDepth)
 	out, ok, err = smtbmc("-c", "-t", strconv.Itoa(coverDepth))

@@ -285,26 +285,34 @@ func TestFormalInterrupt(t *testing.T) {
 	}
 }
 
-// formalOpen are strengthening invariants, one per property proved with
-// them, whose removal leaves the property true (its bounded check passes)
-// but its induction open: the induction checks what it claims, and the
-// invariants carry the proofs.
-var formalOpen = map[string]string{
+// formalOpen are strengthening invariants, each of a property proved with
+// it at a width, whose removal leaves the property true (the invariant
+// only states it) but its induction step open: the induction checks what it
+// claims, and the invariants carry the proofs.
+var formalOpen = []struct {
+	id    string
+	width int
+	drop  string
+}{
 	// (b): within a packet, the egress monitor's running CRC is the stage's.
-	"b": "        if (f_out_mid) assert (crc_q == f_out_crc);\n",
+	{"b", 64, "        if (f_out_mid) assert (crc_q == f_out_crc);\n"},
+	{"b", 128, "        if (f_out_mid) assert (crc_q == f_out_crc);\n"},
 	// (e): the last word taken is never a telemetry word that has left.
-	"e": "        assert (f_since_tel != 11'd0 || f_held != 8'd0);\n",
+	{"e", 64, "        assert (f_since_tel != 11'd0 || f_held != 8'd0);\n"},
+	// (e) at wide beats: while a packet's PSN beat has yet to enter, the
+	// newest decision entry is its telemetry beat's, without a hash.
+	{"e", 128, "          assert (f_ntel != 8'd0 && !gen_dec_queue.e_hok_q[f_newest] && !f_pend[f_newest]);\n"},
+	// (g) at wide beats: the k-th beat's entry holds its packet's congested bit.
+	{"g", 128, "            assert (gen_dec_queue.e_cong_q[(32'(gen_dec_queue.rd_q) + 32'(f_tabove)) % DecN] == f_cong);\n"},
 }
 
-// TestFormalInductionOpen: without one of its strengthening invariants, (b)
-// (at 64 and at 128 bits) and (e) hold to their bounded depth but are not
-// proved.
+// TestFormalInductionOpen: without one of its strengthening invariants,
+// the induction step of (b) (at 64 and 128 bits), (e) (at 64 and 128) and
+// (g) (at 128) stays open (the step alone is checked: the invariant's
+// removal changes neither the base nor the covers).
 func TestFormalInductionOpen(t *testing.T) {
 	needFormal(t)
-	for _, tc := range []struct {
-		id    string
-		width int
-	}{{"b", 64}, {"e", 64}, {"b", 128}} {
+	for _, tc := range formalOpen {
 		name := tc.id
 		if tc.width != verilog.DefaultWidth {
 			name = fmt.Sprintf("%s-w%d", tc.id, tc.width)
@@ -316,18 +324,19 @@ func TestFormalInductionOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", formalOpen[tc.id], ""); err != nil {
+			if lib, err = verilog.Patch(lib, "ibr_switch_stage.sv", tc.drop, ""); err != nil {
 				t.Fatal(err)
 			}
 			o, c := testFormalOptions(p), testFormalConfig(p)
+			o.stepOnly = true
 			c.Width = tc.width
 			r, err := CheckProperty(context.Background(), filepath.Join(workDir(t, "formal"), "open", name), lib, c, p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s (%s) without %q: %s, %.1f s (%s)", r.Config, tc.id, strings.TrimSpace(formalOpen[tc.id]), r.Status(), r.Time.Seconds(), r.Phases())
+			t.Logf("%s (%s) without %q: %s, %.1f s", r.Config, tc.id, strings.TrimSpace(tc.drop), r.Status(), r.Time.Seconds())
 			if r.Failed || r.Proved {
-				t.Errorf("%s (%s) without an invariant: %s; want it bounded only (the induction open)", r.Config, tc.id, r.Status())
+				t.Errorf("%s (%s) without an invariant: %s; want the induction step open", r.Config, tc.id, r.Status())
 			}
 		})
 	}
@@ -337,8 +346,9 @@ func TestFormalInductionOpen(t *testing.T) {
 // each with the property that must catch it at 512 bits: the telemetry
 // beat's DestQP low bit cleared as it leaves (a), in the wide stage's lane
 // edit; the PSN read one lane late (f), so the hash takes BTH bytes 10-12;
-// and the 64-bit plant of (e), a word dropped by the skid buffer, which is
-// width-independent logic.
+// a decision entry of a telemetry beat in its sop beat given the previous
+// packet's congested bit (g); and the 64-bit plant of (e), a word dropped by
+// the skid buffer, which is width-independent logic.
 var formalWidePlants = []struct {
 	id, old, new string
 }{
@@ -346,6 +356,8 @@ var formalWidePlants = []struct {
 		"byte4_new : head_data[DataW-1-8*k -: 8] & ~{7'd0, head_tel && k == Tel2 + 3};"},
 	{"f", "assign psn        = lnh[0] ? iw_beat[DataW-1-8*(Psn3 % NB) -: 24] : iw_beat[DataW-1-8*(Psn2 % NB) -: 24];",
 		"assign psn        = lnh[0] ? iw_beat[DataW-9-8*(Psn3 % NB) -: 24] : iw_beat[DataW-9-8*(Psn2 % NB) -: 24];"},
+	{"g", "e_cong_q[wr_q] <= iw_cong;  // BTH byte 4 in the sop beat itself",
+		"e_cong_q[wr_q] <= sop_cong_q;  // BTH byte 4 in the sop beat itself"},
 	{"e", formalPlants["e"][0][0], formalPlants["e"][0][1]},
 }
 
@@ -353,32 +365,45 @@ var formalWidePlants = []struct {
 // reset and several one- and two-beat packets at 512 bits, with stalls.
 var testFormalWide = FormalOptions{Depth: 6, Induction: 4}
 
-// TestFormalWide: at 512-bit beats, (f) is proved (the hash takes the PSN's
-// lanes and the configured link; its invariants are written for every
-// width), and each wide plant fails its property with a counterexample that
-// replays in Yosys's simulator. The full check at every width is `verify
-// --formal --width W` (docs/rtl.md).
+// formalWideProofs are the wide-beat proofs the tests run: (f) and (g) at
+// 512 bits on testFormalWide's base; (a) and (e), whose stream invariants
+// (the beats inside, the ring of decisions, its hashes and draws) are
+// written for every width, at 128 bits on their own base (8 clocks: (e)'s
+// covers need more than 6), where each takes seconds to a minute rather than
+// minutes. `verify --formal --width 512` proves all four there.
+var formalWideProofs = []struct {
+	id    string
+	width int
+	o     FormalOptions
+}{{"f", 512, testFormalWide}, {"g", 512, testFormalWide}, {"a", 128, DefaultFormal}, {"e", 128, DefaultFormal}}
+
+// TestFormalWide: at wide beats (f), (g), (a) and (e) are proved
+// (formalWideProofs), and each wide plant fails its property with a
+// counterexample that replays in Yosys's simulator. The full check at every
+// width is `verify --formal --width W` (docs/rtl.md).
 func TestFormalWide(t *testing.T) {
 	needFormal(t)
 	dir := workDir(t, "formal")
-	t.Run("f", func(t *testing.T) {
-		t.Parallel()
-		p, _ := PropertyByID("f")
-		lib, err := verilog.Library()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := testFormalConfig(p)
-		c.Width = 512
-		r, err := CheckProperty(context.Background(), filepath.Join(dir, "wide", "ok-f"), lib, c, p, testFormalWide)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s (%s): %s, %d covers, %.1f s", r.Config, p.ID, r.Status(), r.Covers, r.Time.Seconds())
-		if r.Failed || !r.Proved {
-			t.Errorf("%s (%s): %s; want it proved (k-induction, k=%d)", r.Config, p.ID, r.Status(), testFormalWide.Induction)
-		}
-	})
+	for _, tc := range formalWideProofs {
+		t.Run(fmt.Sprintf("%s-w%d", tc.id, tc.width), func(t *testing.T) {
+			t.Parallel()
+			p, _ := PropertyByID(tc.id)
+			lib, err := verilog.Library()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := testFormalConfig(p)
+			c.Width = tc.width
+			r, err := CheckProperty(context.Background(), filepath.Join(dir, "wide", fmt.Sprintf("ok-%s-w%d", tc.id, tc.width)), lib, c, p, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (%s): %s, %d covers, %.1f s (%s)", r.Config, p.ID, r.Status(), r.Covers, r.Time.Seconds(), r.Phases())
+			if r.Failed || !r.Proved {
+				t.Errorf("%s (%s): %s; want it proved (k-induction, k=%d)", r.Config, p.ID, r.Status(), tc.o.Induction)
+			}
+		})
+	}
 	for _, pl := range formalWidePlants {
 		t.Run("planted-"+pl.id, func(t *testing.T) {
 			t.Parallel()

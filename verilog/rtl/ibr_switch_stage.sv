@@ -2455,6 +2455,146 @@ module ibr_switch_stage #(
       end
     end
   end
+  // The invariants of (g), (a) and (e) at DataW > 64 (one packet a beat,
+  // ReadySkid), where
+  // each telemetry beat inside has its own entry in the ring of decisions:
+  // the beats inside (the valid slots, head first, then the skid buffer) are
+  // the beats taken and not yet emitted, in order, so the k-th sits at place
+  // f_k - f_out_cnt with its tags; the ring's entries are the telemetry beats
+  // inside, head first (the telemetry beat with j telemetry beats ahead of
+  // it has entry rd_q + j, and wr_q is the entry after the newest); and the
+  // k-th beat's entry holds the congested bit the ports' account gives its
+  // packet (the skid buffer's and the stage's sop registers hold the ports').
+  if (Wide && !Segmented && ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_wide
+    logic [7:0] f_held, f_kpos, f_ntel;  // beats inside; the k-th's place; telemetry beats inside
+    always @(*) begin
+      f_held = {7'd0, gen_skid.skid_v_q};
+      f_ntel = '0;
+      for (int i = 0; i < PipeDepth; i++) begin
+        f_held = f_held + {7'd0, v_q[i]};
+        f_ntel = f_ntel + {7'd0, v_q[i] && tel_q[i]};
+      end
+    end
+    assign f_kpos = f_k - f_out_cnt;
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        assert (8'(f_in_cnt - f_out_cnt) == f_held);
+        if (gen_skid.skid_v_q) assert (&v_q);
+        if (f_kpos < f_held) assert (f_got);
+        assert (f_vcrc == f_eop && (!f_eop || f_empty[1:0] == 2'd2) && f_lane4 == f_vcrc_grp(f_empty));
+        for (int i = 0; i < PipeDepth; i++) begin
+          if (v_q[i]) assert (vcrc_q[i] == eop_q[i]);
+        end
+        assert (32'(gen_dec_queue.rd_q) < DecN && 32'(gen_dec_queue.wr_q) < DecN);
+        assert (32'(gen_dec_queue.wr_q) == (32'(gen_dec_queue.rd_q) + 32'(f_ntel)) % DecN);
+        if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
+        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) assert (sop_cong_q == f_pkt_cong);
+        if (gen_skid.skid_v_q && f_kpos == f_held - 8'd1) begin
+          assert (f_tel == is_tel_in && f_glob == lnh[0] && f_cong == f_pkt_cong);
+`ifdef IBR_FORMAL_STREAM
+          assert (gen_skid.skid_data_q == f_word && gen_skid.skid_sop_q == f_sop &&
+                  gen_skid.skid_eop_q == f_eop && gen_skid.skid_empty_q == f_empty && f_vcrc == f_eop);
+`endif
+        end
+      end
+    end
+`ifdef IBR_PROP_E
+    // (e)'s hold: a stalled telemetry beat's byte 4 is made from its entry,
+    // which nothing rewrites while it waits. The entries valid are those of
+    // the telemetry beats inside (f_ntel of them from rd_q); a hash on its
+    // way (f_pend: the registered PSN id, and mxm's product, each with its
+    // entry's tag) is for a valid entry without one, two on their way for two
+    // entries; and while a packet's PSN beat has not yet entered slot 0
+    // behind its telemetry beat (f_await), the newest entry is that beat's,
+    // without its hash and with none on its way. So no hash reaches an entry
+    // that has one. (SipHash's stages are not named: no formal configuration
+    // has SipHash.)
+    localparam int FDecA = 1 << DecW;  // the ring's entries stored
+    logic [DecW-1:0]  f_newest;
+    logic             f_mid, f_await;
+    logic [FDecA-1:0] f_pend;
+    assign f_newest = DecW'((32'(gen_dec_queue.wr_q) + DecN - 1) % DecN);
+    assign f_mid    = gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0;
+    assign f_await  = f_mid && lnh_q[1] && wcnt_q > (lnh_q[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB)) &&
+                      wcnt_q <= (lnh_q[0] ? 11'(FPsn3 / NB) : 11'(FPsn2 / NB));
+    always @(*) begin
+      for (int e = 0; e < FDecA; e++) begin
+        f_pend[e] = gen_id_reg.id_ok_q && gen_id_reg.id_tag_q == DecW'(e) ||
+                    HashKind == ibr_pkg::HashMxm && gen_hash_mxm.mxm_ok_q && gen_hash_mxm.mxm_tag_q == DecW'(e);
+      end
+    end
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        for (int e = 0; e < FDecA; e++) begin
+          assert (gen_dec_queue.e_v_q[e] == (e < DecN && 32'((e + DecN - 32'(gen_dec_queue.rd_q)) % DecN) < 32'(f_ntel)));
+          if (f_pend[e]) assert (gen_dec_queue.e_v_q[e] && !gen_dec_queue.e_hok_q[e]);
+        end
+        if (HashKind == ibr_pkg::HashMxm && gen_id_reg.id_ok_q && gen_hash_mxm.mxm_ok_q) begin
+          assert (gen_id_reg.id_tag_q != gen_hash_mxm.mxm_tag_q);
+        end
+        if (f_await) begin
+          assert (f_ntel != 8'd0 && !gen_dec_queue.e_hok_q[f_newest] && !f_pend[f_newest]);
+        end
+      end
+    end
+    // And the draws (a switch generator): the entries drawn for (f_iss) and
+    // answered (f_drn) are the oldest, in ring order, from rd_q; dr_q and
+    // dn_q are the entries after them; and the one draw started and not yet
+    // answered is the generator's (retrying, or answering now), so no answer
+    // reaches an entry that has one.
+    logic [7:0] f_iss, f_drn;
+    always @(*) begin
+      f_iss = '0;
+      f_drn = '0;
+      for (int e = 0; e < FDecA; e++) begin
+        f_iss = f_iss + {7'd0, gen_dec_queue.e_v_q[e] && gen_dec_queue.e_iss_q[e]};
+        f_drn = f_drn + {7'd0, gen_dec_queue.e_v_q[e] && gen_dec_queue.e_drawn_q[e]};
+      end
+    end
+    always @(*) begin
+      if (f_past && rst_ni && !Sender) begin
+        for (int e = 0; e < DecN; e++) begin
+          if (gen_dec_queue.e_v_q[e]) begin
+            assert (gen_dec_queue.e_iss_q[e] == (32'((e + DecN - 32'(gen_dec_queue.rd_q)) % DecN) < 32'(f_iss)));
+            assert (gen_dec_queue.e_drawn_q[e] == (32'((e + DecN - 32'(gen_dec_queue.rd_q)) % DecN) < 32'(f_drn)));
+          end
+        end
+        assert (32'(gen_dec_queue.dr_q) == (32'(gen_dec_queue.rd_q) + 32'(f_iss)) % DecN);
+        assert (32'(gen_dec_queue.dn_q) == (32'(gen_dec_queue.rd_q) + 32'(f_drn)) % DecN);
+        assert (f_iss - f_drn == {7'd0, gen_done || gen_busy} && !(gen_done && gen_busy));
+      end
+    end
+`endif
+    for (genvar i = 0; i < PipeDepth; i++) begin : gen_g_slot
+      logic [7:0] f_above, f_tabove;  // valid slots ahead of slot i; telemetry slots among them
+      always @(*) begin
+        f_above  = '0;
+        f_tabove = '0;
+        for (int j = i + 1; j < PipeDepth; j++) begin
+          f_above  = f_above + {7'd0, v_q[j]};
+          f_tabove = f_tabove + {7'd0, v_q[j] && tel_q[j]};
+        end
+      end
+      always @(*) begin
+        if (f_past && rst_ni && v_q[i] && f_kpos == f_above) begin
+          assert (tel_q[i] == f_tel && glob_q[i] == f_glob);
+          if (f_tel) begin
+            assert (gen_dec_queue.e_cong_q[(32'(gen_dec_queue.rd_q) + 32'(f_tabove)) % DecN] == f_cong);
+          end
+`ifdef IBR_FORMAL_STREAM
+          // (a), (e): its bytes and tags as the ports gave them, and its
+          // entry's BTH byte 4 (the byte the egress edits) its own.
+          assert (gen_slot[i].data_q == f_word && sop_q[i] == f_sop && eop_q[i] == f_eop &&
+                  empty_q[EmptyW*i +: EmptyW] == f_empty && vcrc_q[i] == f_vcrc);
+          if (f_tel) begin
+            assert (gen_dec_queue.e_byte4_q[8*((32'(gen_dec_queue.rd_q) + 32'(f_tabove)) % DecN) +: 8] ==
+                    (f_glob ? f_word[FTelLo3 +: 8] : f_word[FTelLo2 +: 8]));
+          end
+`endif
+        end
+      end
+    end
+  end
 `ifdef IBR_PROP_G
   always @(*) begin
     if (!Wide) begin
