@@ -303,7 +303,7 @@ var formalOpen = []struct {
 	// newest decision entry is its telemetry beat's, without a hash.
 	{"e", 128, "          assert (f_ntel != 8'd0 && !gen_dec_queue.e_hok_q[f_newest] && !f_pend[f_newest]);\n"},
 	// (g) at wide beats: the k-th beat's entry holds its packet's congested bit.
-	{"g", 128, "            assert (gen_dec_queue.e_cong_q[(32'(gen_dec_queue.rd_q) + 32'(f_tabove)) % DecN] == f_cong);\n"},
+	{"g", 128, "            assert (gen_dec_queue.e_cong_q[f_entry(32'(f_tabove), f_rd)] == f_cong);\n"},
 }
 
 // TestFormalInductionOpen: without one of its strengthening invariants,

@@ -2467,6 +2467,15 @@ module ibr_switch_stage #(
   // packet (the skid buffer's and the stage's sop registers hold the ports').
   if (Wide && !Segmented && ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_wide
     logic [7:0] f_held, f_kpos, f_ntel;  // beats inside; the k-th's place; telemetry beats inside
+    // The ring from the head entry: the entry at place p, and entry e's place.
+    logic [31:0] f_rd;
+    assign f_rd = 32'(gen_dec_queue.rd_q);
+    function automatic logic [31:0] f_entry(input logic [31:0] p, input logic [31:0] from);
+      f_entry = (from + p) % DecN;
+    endfunction
+    function automatic logic [31:0] f_place(input logic [31:0] e, input logic [31:0] from);
+      f_place = (e + DecN - from) % DecN;
+    endfunction
     always @(*) begin
       f_held = {7'd0, gen_skid.skid_v_q};
       f_ntel = '0;
@@ -2485,8 +2494,8 @@ module ibr_switch_stage #(
         for (int i = 0; i < PipeDepth; i++) begin
           if (v_q[i]) assert (vcrc_q[i] == eop_q[i]);
         end
-        assert (32'(gen_dec_queue.rd_q) < DecN && 32'(gen_dec_queue.wr_q) < DecN);
-        assert (32'(gen_dec_queue.wr_q) == (32'(gen_dec_queue.rd_q) + 32'(f_ntel)) % DecN);
+        assert (f_rd < DecN && 32'(gen_dec_queue.wr_q) < DecN);
+        assert (32'(gen_dec_queue.wr_q) == f_entry(32'(f_ntel), f_rd));
         if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
         if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) assert (sop_cong_q == f_pkt_cong);
         if (gen_skid.skid_v_q && f_kpos == f_held - 8'd1) begin
@@ -2513,7 +2522,7 @@ module ibr_switch_stage #(
     logic [DecW-1:0]  f_newest;
     logic             f_mid, f_await;
     logic [FDecA-1:0] f_pend;
-    assign f_newest = DecW'((32'(gen_dec_queue.wr_q) + DecN - 1) % DecN);
+    assign f_newest = DecW'(f_entry(DecN - 1, 32'(gen_dec_queue.wr_q)));
     assign f_mid    = gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0;
     assign f_await  = f_mid && lnh_q[1] && wcnt_q > (lnh_q[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB)) &&
                       wcnt_q <= (lnh_q[0] ? 11'(FPsn3 / NB) : 11'(FPsn2 / NB));
@@ -2526,7 +2535,7 @@ module ibr_switch_stage #(
     always @(*) begin
       if (f_past && rst_ni) begin
         for (int e = 0; e < FDecA; e++) begin
-          assert (gen_dec_queue.e_v_q[e] == (e < DecN && 32'((e + DecN - 32'(gen_dec_queue.rd_q)) % DecN) < 32'(f_ntel)));
+          assert (gen_dec_queue.e_v_q[e] == (e < DecN && f_place(e, f_rd) < 32'(f_ntel)));
           if (f_pend[e]) assert (gen_dec_queue.e_v_q[e] && !gen_dec_queue.e_hok_q[e]);
         end
         if (HashKind == ibr_pkg::HashMxm && gen_id_reg.id_ok_q && gen_hash_mxm.mxm_ok_q) begin
@@ -2555,12 +2564,12 @@ module ibr_switch_stage #(
       if (f_past && rst_ni && !Sender) begin
         for (int e = 0; e < DecN; e++) begin
           if (gen_dec_queue.e_v_q[e]) begin
-            assert (gen_dec_queue.e_iss_q[e] == (32'((e + DecN - 32'(gen_dec_queue.rd_q)) % DecN) < 32'(f_iss)));
-            assert (gen_dec_queue.e_drawn_q[e] == (32'((e + DecN - 32'(gen_dec_queue.rd_q)) % DecN) < 32'(f_drn)));
+            assert (gen_dec_queue.e_iss_q[e] == (f_place(e, f_rd) < 32'(f_iss)));
+            assert (gen_dec_queue.e_drawn_q[e] == (f_place(e, f_rd) < 32'(f_drn)));
           end
         end
-        assert (32'(gen_dec_queue.dr_q) == (32'(gen_dec_queue.rd_q) + 32'(f_iss)) % DecN);
-        assert (32'(gen_dec_queue.dn_q) == (32'(gen_dec_queue.rd_q) + 32'(f_drn)) % DecN);
+        assert (32'(gen_dec_queue.dr_q) == f_entry(32'(f_iss), f_rd));
+        assert (32'(gen_dec_queue.dn_q) == f_entry(32'(f_drn), f_rd));
         assert (f_iss - f_drn == {7'd0, gen_done || gen_busy} && !(gen_done && gen_busy));
       end
     end
@@ -2579,7 +2588,7 @@ module ibr_switch_stage #(
         if (f_past && rst_ni && v_q[i] && f_kpos == f_above) begin
           assert (tel_q[i] == f_tel && glob_q[i] == f_glob);
           if (f_tel) begin
-            assert (gen_dec_queue.e_cong_q[(32'(gen_dec_queue.rd_q) + 32'(f_tabove)) % DecN] == f_cong);
+            assert (gen_dec_queue.e_cong_q[f_entry(32'(f_tabove), f_rd)] == f_cong);
           end
 `ifdef IBR_FORMAL_STREAM
           // (a), (e): its bytes and tags as the ports gave them, and its
@@ -2587,7 +2596,7 @@ module ibr_switch_stage #(
           assert (gen_slot[i].data_q == f_word && sop_q[i] == f_sop && eop_q[i] == f_eop &&
                   empty_q[EmptyW*i +: EmptyW] == f_empty && vcrc_q[i] == f_vcrc);
           if (f_tel) begin
-            assert (gen_dec_queue.e_byte4_q[8*((32'(gen_dec_queue.rd_q) + 32'(f_tabove)) % DecN) +: 8] ==
+            assert (gen_dec_queue.e_byte4_q[8*f_entry(32'(f_tabove), f_rd) +: 8] ==
                     (f_glob ? f_word[FTelLo3 +: 8] : f_word[FTelLo2 +: 8]));
           end
 `endif
