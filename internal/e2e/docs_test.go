@@ -81,7 +81,7 @@ var docTable = map[string]docEntry{
 		Why: "a segmented 512-bit stage in ASAP7 takes minutes of Yosys; the smallest configuration, segmented at 256 bits, takes the same path", Needs: []string{"verilator", "yosys", "sta"}, Slow: true, Timeout: 15 * time.Minute},
 	"go run . verify --formal --width 512 --configs mult0_ideal_c3,parity_sender_l3": {
 		Run:   "go run . verify --formal --width 128 --configs mult0_ideal_c3 --formal-props c,d",
-		Why:   "seven properties on two 512-bit configurations take hours ((b) alone over an hour on each); two of them on one configuration at 128 bits take the same path (wide beats, the formal flows) in about a minute",
+		Why:   "seven properties on two 512-bit configurations take hours ((b) alone about two hours on each); two of them on one configuration at 128 bits take the same path (wide beats, the formal flows) in about a minute",
 		Needs: []string{"yosys", "yosys-smtbmc", "z3", "yosys-abc", "cryptominisat5"}, Slow: true, Timeout: 10 * time.Minute},
 	"go run . verify --vectors out/vectors/bulk/mult0_ideal_c3/stage.bin --parts 2": {
 		Why: "runs as written on the reduced bulk file", Needs: []string{"verilator"}, Slow: true, Timeout: 10 * time.Minute},
