@@ -268,12 +268,12 @@ func (r *FormalResult) Status() string {
 		return fmt.Sprintf("FAILED (%s: some input breaks it)", r.Where)
 	case r.Failed:
 		return fmt.Sprintf("FAILED at step %d (%s; trace %s)", r.Step, r.Where, r.Trace)
-	case r.Proved && r.NoLemma != "":
-		return fmt.Sprintf("proved (k-induction, k=%d; %s)", r.Depth, r.NoLemma)
 	case r.stepOnly && r.Proved:
-		return fmt.Sprintf("induction step closed (k=%d; base and covers not checked)", r.Depth)
+		return fmt.Sprintf("induction step closed (k=%d; lemmas, base and covers not checked)", r.Depth)
 	case r.stepOnly:
 		return fmt.Sprintf("induction step open (k=%d)", r.Depth)
+	case r.Proved && r.NoLemma != "":
+		return fmt.Sprintf("proved (k-induction, k=%d; %s)", r.Depth, r.NoLemma)
 	case r.Proved:
 		return fmt.Sprintf("proved (k-induction, k=%d)", r.Depth)
 	}

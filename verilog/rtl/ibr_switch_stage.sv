@@ -2456,15 +2456,16 @@ module ibr_switch_stage #(
     end
   end
   // The invariants of (g), (a) and (e) at DataW > 64 (one packet a beat,
-  // ReadySkid), where
-  // each telemetry beat inside has its own entry in the ring of decisions:
-  // the beats inside (the valid slots, head first, then the skid buffer) are
-  // the beats taken and not yet emitted, in order, so the k-th sits at place
-  // f_k - f_out_cnt with its tags; the ring's entries are the telemetry beats
+  // ReadySkid, any PipeDepth), where each telemetry beat inside has its own
+  // entry in the ring of decisions: the beats inside (the valid slots, head
+  // first, then the skid buffer) are the beats taken and not yet emitted, in
+  // order, so the k-th sits at place f_k - f_out_cnt with its tags (for (a)
+  // and (e) its bytes too); the ring's entries are the telemetry beats
   // inside, head first (the telemetry beat with j telemetry beats ahead of
   // it has entry rd_q + j, and wr_q is the entry after the newest); and the
   // k-th beat's entry holds the congested bit the ports' account gives its
-  // packet (the skid buffer's and the stage's sop registers hold the ports').
+  // packet (the skid buffer's and the stage's sop registers hold the ports')
+  // and, for (a) and (e), its BTH byte 4.
   if (Wide && !Segmented && ReadyPath == ibr_pkg::ReadySkid) begin : gen_g_wide
     logic [7:0] f_held, f_kpos, f_ntel;  // beats inside; the k-th's place; telemetry beats inside
     // The ring from the head entry: the entry at place p, and entry e's place.
@@ -2502,7 +2503,7 @@ module ibr_switch_stage #(
           assert (f_tel == is_tel_in && f_glob == lnh[0] && f_cong == f_pkt_cong);
 `ifdef IBR_FORMAL_STREAM
           assert (gen_skid.skid_data_q == f_word && gen_skid.skid_sop_q == f_sop &&
-                  gen_skid.skid_eop_q == f_eop && gen_skid.skid_empty_q == f_empty && f_vcrc == f_eop);
+                  gen_skid.skid_eop_q == f_eop && gen_skid.skid_empty_q == f_empty);
 `endif
         end
       end
