@@ -391,7 +391,7 @@ func CheckProperty(ctx context.Context, dir string, lib []verilog.File, c verilo
 	// properties and (b), ABC's bmc3 on the AIGER file for the others.
 	stream := p.Stream || p.WideBMC && c.DataW() != verilog.DefaultWidth
 	z3Base := p.Induction && !stream
-	if !z3Base {
+	if !z3Base && !o.stepOnly { // (the step alone is z3's)
 		script = append(append(script, aigPasses...), fmt.Sprintf("write_aiger -I -B -zinit -map %s %s", aim, aig))
 	}
 	t0 := time.Now()

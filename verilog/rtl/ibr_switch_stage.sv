@@ -2308,7 +2308,9 @@ module ibr_switch_stage #(
   // (Segmented beats: no induction; these describe one packet a beat.)
   if (ReadyPath == ibr_pkg::ReadySkid && !Segmented) begin : gen_f_inv
     logic [63:0] f_last_lrh;
+    logic        f_mid;  // the next word into slot 0 continues a packet whose sop word went in
     assign f_last_lrh = f_last_data[DataW-1 -: 64];
+    assign f_mid      = gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0;
     always @(*) begin
       if (f_past && rst_ni) begin
         assert (f_in_word < 11'(FMaxBeats) && f_last_word < 11'(FMaxBeats));
@@ -2335,7 +2337,7 @@ module ibr_switch_stage #(
         end else begin
           assert (wcnt_q == f_in_word);
         end
-        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) begin
+        if (f_mid) begin
           assert (lnh_q == f_in_lnh && slid_q == f_in_slid && pktlen_q == f_in_plen);
           if (f_in_lnh[1] && wcnt_q > (f_in_lnh[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB))) begin
             assert (destqp_q == f_in_destqp);
@@ -2421,6 +2423,17 @@ module ibr_switch_stage #(
   // elsewhere their induction is not attempted with them (bounded only).
   localparam bit FDecInv = ReadyPath == ibr_pkg::ReadySkid && PipeDepth == 2 && !Wide;
 `endif
+  // The congested bits the skid buffer and the stage's sop register hold are
+  // the ports' account of their packets' (f_pkt_cong): an invariant of (g),
+  // (a) and (e) wherever theirs are stated (gen_g_inv, gen_g_wide).
+  if (FDecInv || Wide && !Segmented && ReadyPath == ibr_pkg::ReadySkid) begin : gen_cong_inv
+    always @(*) begin
+      if (f_past && rst_ni) begin
+        if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
+        if (gen_f_inv.f_mid) assert (sop_cong_q == f_pkt_cong);
+      end
+    end
+  end
   if (FDecInv) begin : gen_g_inv
     logic [3:0] f_behind;  // words taken after the pending telemetry word
     logic       f_tel_slot;
@@ -2437,8 +2450,6 @@ module ibr_switch_stage #(
     end
     always @(*) begin
       if (f_past && rst_ni) begin
-        if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
-        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) assert (sop_cong_q == f_pkt_cong);
         assert (f_tel_in_pkt == (f_in_lnh[1] && f_last_word >= (f_in_lnh[0] ? 11'd6 : 11'd1)));
         if (f_tel_in_pkt) begin
           assert (f_since_tel == f_last_word - (f_in_lnh[0] ? 11'd6 : 11'd1) && f_in_lnh[1]);
@@ -2497,8 +2508,6 @@ module ibr_switch_stage #(
         end
         assert (f_rd < DecN && 32'(gen_dec_queue.wr_q) < DecN);
         assert (32'(gen_dec_queue.wr_q) == f_entry(32'(f_ntel), f_rd));
-        if (gen_skid.skid_v_q && f_last_sop) assert (gen_skid.skid_cong_q == f_pkt_cong);
-        if (gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0) assert (sop_cong_q == f_pkt_cong);
         if (gen_skid.skid_v_q && f_kpos == f_held - 8'd1) begin
           assert (f_tel == is_tel_in && f_glob == lnh[0] && f_cong == f_pkt_cong);
 `ifdef IBR_FORMAL_STREAM
@@ -2521,11 +2530,10 @@ module ibr_switch_stage #(
     // has SipHash.)
     localparam int FDecA = 1 << DecW;  // the ring's entries stored
     logic [DecW-1:0]  f_newest;
-    logic             f_mid, f_await;
+    logic             f_await;
     logic [FDecA-1:0] f_pend;
     assign f_newest = DecW'(f_entry(DecN - 1, 32'(gen_dec_queue.wr_q)));
-    assign f_mid    = gen_skid.skid_v_q ? !f_last_sop : f_in_word != 11'd0;
-    assign f_await  = f_mid && lnh_q[1] && wcnt_q > (lnh_q[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB)) &&
+    assign f_await  = gen_f_inv.f_mid && lnh_q[1] && wcnt_q > (lnh_q[0] ? 11'(FTel3 / NB) : 11'(FTel2 / NB)) &&
                       wcnt_q <= (lnh_q[0] ? 11'(FPsn3 / NB) : 11'(FPsn2 / NB));
     always @(*) begin
       for (int e = 0; e < FDecA; e++) begin
